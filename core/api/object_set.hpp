@@ -1,0 +1,79 @@
+// A set of Kubernetes objects keyed by (apiVersion, kind, namespace, name): the cluster state
+// that render reads from files and the controller reads from the store.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace trainer::core {
+
+namespace json = boost::json;
+
+struct ObjectKey {
+    std::string apiVersion;
+    std::string kind;
+    std::string ns;
+    std::string name;
+    auto operator<=>(const ObjectKey&) const = default;
+    // "Kind ns/name" or "Kind name" for messages.
+    std::string display() const { return kind + " " + (ns.empty() ? name : ns + "/" + name); }
+};
+
+// The identity of an object (missing members become empty strings).
+inline ObjectKey keyOf(const json::object& o) {
+    auto str = [](const json::object& x, std::string_view k) -> std::string {
+        auto it = x.find(k);
+        return (it != x.end() && it->value().is_string()) ? std::string(it->value().as_string()) : std::string();
+    };
+    ObjectKey k{str(o, "apiVersion"), str(o, "kind"), {}, {}};
+    if (auto it = o.find("metadata"); it != o.end() && it->value().is_object()) {
+        k.ns = str(it->value().as_object(), "namespace");
+        k.name = str(it->value().as_object(), "name");
+    }
+    return k;
+}
+
+// Read-only cluster state lookup; implemented by ObjectSet (render) and the store (run).
+class ClusterReader {
+public:
+    virtual ~ClusterReader() = default;
+    virtual std::optional<json::object> get(const ObjectKey& key) const = 0;
+    // Every object of one apiVersion+kind, optionally restricted to a namespace.
+    virtual std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
+                                           const std::optional<std::string>& ns = std::nullopt) const = 0;
+};
+
+class ObjectSet : public ClusterReader {
+public:
+    void put(json::object o) {
+        auto k = keyOf(o);
+        objects_[std::move(k)] = std::move(o);
+    }
+    std::optional<json::object> get(const ObjectKey& key) const override {
+        auto it = objects_.find(key);
+        if (it == objects_.end()) return std::nullopt;
+        return it->second;
+    }
+    const json::object* find(const ObjectKey& key) const {
+        auto it = objects_.find(key);
+        return it == objects_.end() ? nullptr : &it->second;
+    }
+    std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
+                                   const std::optional<std::string>& ns = std::nullopt) const override {
+        std::vector<json::object> out;
+        for (auto const& [k, o] : objects_)
+            if (k.apiVersion == apiVersion && k.kind == kind && (!ns || k.ns == *ns)) out.push_back(o);
+        return out;
+    }
+    const std::map<ObjectKey, json::object>& all() const { return objects_; }
+
+private:
+    std::map<ObjectKey, json::object> objects_;
+};
+
+}  // namespace trainer::core

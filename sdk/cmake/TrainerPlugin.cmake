@@ -1,0 +1,48 @@
+# trainer_add_plugin(<name> SOURCES <files...> [ENTRY <file>] [LIBRARIES <libs...>]
+#                    [OUTPUT_DIRECTORY <dir>] [INSTALL_DESTINATION <dir>])
+#
+# Builds <name>_obj, an OBJECT library of SOURCES (what unit tests link), and <name>, the
+# MODULE that ships: <name>.so made of the same objects plus ENTRY (the file holding
+# TRAINER_PLUGIN). Hidden visibility and a version script leave trn_plugin_entry as the only
+# exported symbol (ABI rule 2).
+include_guard(GLOBAL)
+
+set(_TRAINER_PLUGIN_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+function(trainer_add_plugin name)
+  cmake_parse_arguments(P "" "ENTRY;OUTPUT_DIRECTORY;INSTALL_DESTINATION" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT P_SOURCES AND NOT P_ENTRY)
+    message(FATAL_ERROR "trainer_add_plugin(${name}): SOURCES or ENTRY is required")
+  endif()
+  set(vscript ${CMAKE_CURRENT_BINARY_DIR}/${name}.map)
+  file(WRITE ${vscript} "{\n  global: trn_plugin_entry;\n  local: *;\n};\n")
+
+  add_library(${name}_obj OBJECT ${P_SOURCES})
+  set_target_properties(${name}_obj PROPERTIES
+    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+    POSITION_INDEPENDENT_CODE ON)
+  if(TARGET TrainerSDK::sdk)
+    target_link_libraries(${name}_obj PUBLIC TrainerSDK::sdk)
+  endif()
+  if(P_LIBRARIES)
+    target_link_libraries(${name}_obj PUBLIC ${P_LIBRARIES})
+  endif()
+
+  add_library(${name} MODULE ${P_ENTRY})
+  target_link_libraries(${name} PRIVATE ${name}_obj)
+  set_target_properties(${name} PROPERTIES
+    PREFIX "" OUTPUT_NAME ${name}
+    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+    LINK_DEPENDS ${vscript})
+  target_link_options(${name} PRIVATE "LINKER:--version-script=${vscript}" "LINKER:--no-undefined")
+  if(P_OUTPUT_DIRECTORY)
+    set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${P_OUTPUT_DIRECTORY})
+  elseif(DEFINED TRAINER_PLUGIN_OUTPUT_DIR)
+    set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${TRAINER_PLUGIN_OUTPUT_DIR})
+  endif()
+  if(P_INSTALL_DESTINATION)
+    install(TARGETS ${name} LIBRARY DESTINATION ${P_INSTALL_DESTINATION})
+  elseif(DEFINED TRAINER_PLUGIN_INSTALL_DIR)
+    install(TARGETS ${name} LIBRARY DESTINATION ${TRAINER_PLUGIN_INSTALL_DIR})
+  endif()
+endfunction()

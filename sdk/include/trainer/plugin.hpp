@@ -1,0 +1,517 @@
+// The C++ layer over trainer/abi.h: a plugin is a class deriving from trainer::sdk::Plugin
+// and from the interface of each extension point it implements, plus TRAINER_PLUGIN(Class).
+// Header-only; uses Boost.JSON. No exception ever leaves a hook (ABI rule 7).
+#pragma once
+
+#include <trainer/abi.h>
+
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace trainer::sdk {
+
+namespace json = boost::json;
+
+// Borrowed view of a std::string_view as an ABI string (valid while `s` is).
+inline trn_str toAbi(std::string_view s) { return trn_str{s.data(), s.size()}; }
+// Copies an ABI string into a std::string_view (no copy: borrowed).
+inline std::string_view fromAbi(trn_str s) { return s.data ? std::string_view(s.data, s.size) : std::string_view(); }
+
+// The host as one hook invocation sees it. Valid only during that call, on its thread.
+class Context {
+public:
+    Context(const trn_host_api* api, trn_call* call, std::string_view plugin)
+        : api_(api), call_(call), plugin_(plugin) {}
+
+    // Reports an error at a field path ("spec.trainer.env"); the operation fails.
+    void error(std::string_view fieldPath, std::string_view message) {
+        failed_ = true;
+        api_->diagnostic(call_, TRN_SEVERITY_ERROR, toAbi(fieldPath), toAbi(message));
+    }
+    // Reports a warning at a field path; the operation continues.
+    void warning(std::string_view fieldPath, std::string_view message) {
+        api_->diagnostic(call_, TRN_SEVERITY_WARNING, toAbi(fieldPath), toAbi(message));
+    }
+    // Writes a log line attributed to this plugin (TRN_LOG_* level).
+    void log(int32_t level, std::string_view message) { api_->log(call_, level, toAbi(message)); }
+    void debug(std::string_view message) { log(TRN_LOG_DEBUG, message); }
+    void info(std::string_view message) { log(TRN_LOG_INFO, message); }
+    // Sends one output document (an edit, an object, or a status, depending on the hook).
+    void emit(const json::value& v) {
+        std::string s = json::serialize(v);
+        api_->emit(call_, toAbi(s));
+    }
+    // Reads an object of the cluster state; nullopt when it does not exist.
+    std::optional<json::object> lookup(std::string_view apiVersion, std::string_view kind,
+                                       std::string_view ns, std::string_view name) {
+        trn_str out{nullptr, 0};
+        if (api_->lookup(call_, toAbi(apiVersion), toAbi(kind), toAbi(ns), toAbi(name), &out) !=
+            TRN_LOOKUP_FOUND)
+            return std::nullopt;
+        json::value v = json::parse(fromAbi(out));
+        if (!v.is_object()) return std::nullopt;
+        return std::move(v.as_object());
+    }
+    // True once error() was called during this invocation.
+    bool failed() const { return failed_; }
+    // The plugin's name, for messages.
+    std::string_view plugin() const { return plugin_; }
+
+private:
+    const trn_host_api* api_;
+    trn_call* call_;
+    std::string_view plugin_;
+    bool failed_ = false;
+};
+
+// Small JSON helpers shared by plugins: all return nullptr / defaults when absent.
+inline const json::object* getObject(const json::object& o, std::string_view key) {
+    auto it = o.find(key);
+    return (it != o.end() && it->value().is_object()) ? &it->value().as_object() : nullptr;
+}
+inline const json::array* getArray(const json::object& o, std::string_view key) {
+    auto it = o.find(key);
+    return (it != o.end() && it->value().is_array()) ? &it->value().as_array() : nullptr;
+}
+inline std::optional<std::string_view> getString(const json::object& o, std::string_view key) {
+    auto it = o.find(key);
+    if (it == o.end() || !it->value().is_string()) return std::nullopt;
+    return std::string_view(it->value().as_string());
+}
+inline std::optional<int64_t> getInt(const json::object& o, std::string_view key) {
+    auto it = o.find(key);
+    if (it == o.end()) return std::nullopt;
+    if (it->value().is_int64()) return it->value().as_int64();
+    if (it->value().is_uint64()) return static_cast<int64_t>(it->value().as_uint64());
+    if (it->value().is_double()) return static_cast<int64_t>(it->value().as_double());
+    return std::nullopt;
+}
+inline std::optional<bool> getBool(const json::object& o, std::string_view key) {
+    auto it = o.find(key);
+    if (it == o.end() || !it->value().is_bool()) return std::nullopt;
+    return it->value().as_bool();
+}
+// Follows a chain of object keys; nullptr as soon as one is missing or not an object.
+inline const json::object* getPath(const json::object& o, std::initializer_list<std::string_view> keys) {
+    const json::object* cur = &o;
+    for (auto k : keys) {
+        cur = getObject(*cur, k);
+        if (!cur) return nullptr;
+    }
+    return cur;
+}
+// The element of a list of objects whose `key` member equals `value`.
+inline const json::object* findByKey(const json::array* list, std::string_view key, std::string_view value) {
+    if (!list) return nullptr;
+    for (auto const& e : *list)
+        if (e.is_object())
+            if (auto v = getString(e.as_object(), key); v && *v == value) return &e.as_object();
+    return nullptr;
+}
+
+// Read-only view of the Info document (sdk/docs/info.md). Lives for one hook call.
+class Info {
+public:
+    explicit Info(json::object doc) : doc_(std::move(doc)) {}
+
+    const json::object& doc() const { return doc_; }
+    const json::object& trainJob() const { return *getObject(doc_, "trainJob"); }
+    std::string_view name() const { return str(getObject(trainJob(), "metadata"), "name"); }
+    std::string_view ns() const { return str(getObject(trainJob(), "metadata"), "namespace"); }
+    std::string_view uid() const { return str(getObject(trainJob(), "metadata"), "uid"); }
+    // spec of the TrainJob (never null for a valid Info).
+    const json::object& spec() const {
+        static const json::object empty;
+        auto* s = getObject(trainJob(), "spec");
+        return s ? *s : empty;
+    }
+    // spec.trainer, or nullptr when the TrainJob has none.
+    const json::object* trainer() const { return getObject(spec(), "trainer"); }
+    const json::object* mlPolicy() const { return getPath(doc_, {"runtimePolicy", "mlPolicy"}); }
+    const json::object* podGroupPolicy() const { return getPath(doc_, {"runtimePolicy", "podGroupPolicy"}); }
+    const json::object& jobSetSpec() const {
+        static const json::object empty;
+        auto* s = getObject(doc_, "jobSetSpec");
+        return s ? *s : empty;
+    }
+    const json::array& podSets() const {
+        static const json::array empty;
+        auto* a = getArray(doc_, "podSets");
+        return a ? *a : empty;
+    }
+    const json::object* podSet(std::string_view name) const { return findByKey(&podSets(), "name", name); }
+    // The first PodSet whose ancestor is `ancestor` ("trainer", "dataset-initializer" ...).
+    const json::object* podSetByAncestor(std::string_view ancestor) const {
+        for (auto const& p : podSets())
+            if (p.is_object())
+                if (auto a = getString(p.as_object(), "ancestor"); a && *a == ancestor) return &p.as_object();
+        return nullptr;
+    }
+    // A container of a PodSet by name (regular containers only).
+    static const json::object* container(const json::object& podSet, std::string_view name) {
+        return findByKey(getArray(podSet, "containers"), "name", name);
+    }
+    static const json::object* initContainer(const json::object& podSet, std::string_view name) {
+        return findByKey(getArray(podSet, "initContainers"), "name", name);
+    }
+    // present only for CustomValidation.
+    const json::object* admission() const { return getObject(doc_, "admission"); }
+
+private:
+    static std::string_view str(const json::object* o, std::string_view k) {
+        if (!o) return {};
+        auto v = getString(*o, k);
+        return v ? *v : std::string_view();
+    }
+    json::object doc_;
+};
+
+// Escapes one JSON Pointer segment (RFC 6901).
+inline std::string pointerSegment(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
+// Edit operations on Info (sdk/docs/info.md "Edits"), sent to the host as they are made.
+class Edits {
+public:
+    explicit Edits(Context& ctx) : ctx_(ctx) {}
+
+    // Sets the value at a keyed JSON Pointer; keyed list elements are upserted.
+    void set(std::string_view path, json::value value) {
+        ctx_.emit(json::object{{"op", "set"}, {"path", path}, {"value", std::move(value)}});
+    }
+    // Removes the value at a keyed JSON Pointer.
+    void remove(std::string_view path) { ctx_.emit(json::object{{"op", "remove"}, {"path", path}}); }
+
+    static std::string podSetPath(std::string_view podSet) { return "/podSets/" + pointerSegment(podSet); }
+    // "/podSets/<ps>/containers/<c>" or ".../initContainers/<c>".
+    static std::string containerPath(std::string_view podSet, std::string_view container, bool init = false) {
+        return podSetPath(podSet) + (init ? "/initContainers/" : "/containers/") + pointerSegment(container);
+    }
+
+    void setCount(std::string_view podSet, int64_t count) { set(podSetPath(podSet) + "/count", count); }
+    // Upserts an env var ({"name":..,"value":..} or with valueFrom) into a container.
+    void upsertEnv(std::string_view podSet, std::string_view container, const json::object& env, bool init = false) {
+        auto name = getString(env, "name").value_or("");
+        set(containerPath(podSet, container, init) + "/env/" + pointerSegment(name), env);
+    }
+    void upsertEnv(std::string_view podSet, std::string_view container, std::string_view name,
+                   std::string_view value, bool init = false) {
+        upsertEnv(podSet, container, json::object{{"name", name}, {"value", value}}, init);
+    }
+    void upsertPort(std::string_view podSet, std::string_view container, const json::object& port, bool init = false) {
+        auto p = getInt(port, "containerPort").value_or(0);
+        set(containerPath(podSet, container, init) + "/ports/" + std::to_string(p), port);
+    }
+    void upsertVolumeMount(std::string_view podSet, std::string_view container, const json::object& vm,
+                           bool init = false) {
+        auto mp = getString(vm, "mountPath").value_or("");
+        set(containerPath(podSet, container, init) + "/volumeMounts/" + pointerSegment(mp), vm);
+    }
+    void upsertVolume(std::string_view podSet, const json::object& volume) {
+        auto n = getString(volume, "name").value_or("");
+        set(podSetPath(podSet) + "/volumes/" + pointerSegment(n), volume);
+    }
+    void setPodLabel(std::string_view key, std::string_view value) {
+        set("/scheduler/podLabels/" + pointerSegment(key), value);
+    }
+    void setPodAnnotation(std::string_view key, std::string_view value) {
+        set("/scheduler/podAnnotations/" + pointerSegment(key), value);
+    }
+
+private:
+    Context& ctx_;
+};
+
+// Objects a ComponentBuilder hands to the host.
+class Objects {
+public:
+    explicit Objects(Context& ctx) : ctx_(ctx) {}
+    void add(const json::object& object) { ctx_.emit(object); }
+
+private:
+    Context& ctx_;
+};
+
+// The TrainJob controller owner reference every built object carries (spec §2).
+inline json::object controllerRef(const Info& info) {
+    return json::object{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+                        {"kind", "TrainJob"},
+                        {"name", info.name()},
+                        {"uid", info.uid()},
+                        {"controller", true},
+                        {"blockOwnerDeletion", true}};
+}
+
+// ---- Extension point interfaces. Derive from the ones you implement. ----
+// Order per reconcile: EnforceMLPolicy → EnforcePodGroupPolicy → EnforcePodSpec →
+// PreComponentBuilder → ComponentBuilder → (children applied) → TrainJobStatus.
+// CustomValidation runs at admission only. Hooks run on a host worker thread; when the
+// plugin is not thread-safe (PluginMeta::threadSafe = false) the host serialises them.
+
+struct CustomValidation {
+    virtual ~CustomValidation() = default;
+    // Admission of a TrainJob: report problems with ctx.error / ctx.warning.
+    virtual void validate(const Info& info, Context& ctx) = 0;
+};
+struct EnforceMLPolicy {
+    virtual ~EnforceMLPolicy() = default;
+    // Applies the ML policy to Info through `edits`.
+    virtual void enforceMLPolicy(const Info& info, Edits& edits, Context& ctx) = 0;
+};
+struct EnforcePodGroupPolicy {
+    virtual ~EnforcePodGroupPolicy() = default;
+    // Applies the pod-group policy (pod labels/annotations) through `edits`.
+    virtual void enforcePodGroupPolicy(const Info& info, Edits& edits, Context& ctx) = 0;
+};
+struct EnforcePodSpec {
+    virtual ~EnforcePodSpec() = default;
+    // Final pod-spec changes through `edits`.
+    virtual void enforcePodSpec(const Info& info, Edits& edits, Context& ctx) = 0;
+};
+struct PreComponentBuilder {
+    virtual ~PreComponentBuilder() = default;
+    // Derived data other builders need (endpoints, parallelism) through `edits`.
+    virtual void preBuild(const Info& info, Edits& edits, Context& ctx) = 0;
+};
+struct ComponentBuilder {
+    virtual ~ComponentBuilder() = default;
+    // Emits the objects to apply. Emitting none is valid.
+    virtual void build(const Info& info, Objects& objects, Context& ctx) = 0;
+};
+struct TrainJobStatus {
+    virtual ~TrainJobStatus() = default;
+    // The TrainJob's new status object, or nullopt for "no change".
+    virtual std::optional<json::object> status(const json::object& trainJob, Context& ctx) = 0;
+};
+
+// One watched kind (WatchExtension is data; see trn_watch).
+struct Watch {
+    const char* apiVersion;
+    const char* kind;
+    int32_t mode = TRN_WATCH_OWNED;
+    const char* matchField = nullptr;
+};
+
+// What a plugin says about itself. Returned by the class's static `meta()`.
+struct PluginMeta {
+    const char* name;
+    const char* version;
+    const char* description;
+    int32_t priority = 0;
+    bool threadSafe = true;
+    std::vector<const char*> claims;
+    std::vector<Watch> watches;
+};
+
+// Base of every plugin class. Constructor signature: Class(const json::object& config, Context&);
+// throw (or ctx.error) to refuse the configuration.
+struct Plugin {
+    virtual ~Plugin() = default;
+};
+
+namespace detail {
+
+// Describes the exception in flight as a sentence naming the plugin (ABI rule 7).
+inline std::string describeCurrentException(std::string_view plugin, std::string_view where) {
+    std::string msg = "plugin ";
+    msg += plugin;
+    msg += " failed in ";
+    msg += where;
+    msg += ": ";
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        msg += e.what();
+    } catch (...) {
+        msg += "unknown exception";
+    }
+    return msg;
+}
+
+template <class P>
+struct Adapter {
+    struct Holder {
+        std::unique_ptr<P> plugin;
+    };
+    static inline const trn_host_api* api = nullptr;
+
+    static const PluginMeta& meta() {
+        static const PluginMeta m = P::meta();
+        return m;
+    }
+    static P& self(trn_instance* i) { return *reinterpret_cast<Holder*>(i)->plugin; }
+
+    static std::optional<Info> parseInfo(trn_str input, Context& ctx) {
+        json::error_code ec;
+        json::value v = json::parse(fromAbi(input), ec);
+        if (ec || !v.is_object()) {
+            ctx.error("", std::string("plugin ") + meta().name + ": input is not a JSON object");
+            return std::nullopt;
+        }
+        return Info(std::move(v.as_object()));
+    }
+
+    template <class F>
+    static trn_status guarded(trn_call* call, const char* where, F&& f) {
+        Context ctx(api, call, meta().name);
+        try {
+            f(ctx);
+        } catch (...) {
+            ctx.error("", describeCurrentException(meta().name, where));
+            return TRN_ERROR;
+        }
+        return ctx.failed() ? TRN_ERROR : TRN_OK;
+    }
+
+    static trn_instance* create(trn_call* call, trn_str config) {
+        Holder* h = nullptr;
+        guarded(call, "create", [&](Context& ctx) {
+            json::error_code ec;
+            json::value v = fromAbi(config).empty() ? json::value(json::object{}) : json::parse(fromAbi(config), ec);
+            if (ec || !v.is_object()) {
+                ctx.error("", std::string("plugin ") + meta().name + ": configuration is not a JSON object");
+                return;
+            }
+            auto p = std::make_unique<P>(v.as_object(), ctx);
+            if (!ctx.failed()) h = new Holder{std::move(p)};
+        });
+        return reinterpret_cast<trn_instance*>(h);
+    }
+    static void destroy(trn_instance* i) { delete reinterpret_cast<Holder*>(i); }
+
+    static trn_status validate(trn_instance* i, trn_call* call, trn_str input) {
+        if constexpr (std::is_base_of_v<CustomValidation, P>)
+            return guarded(call, "CustomValidation", [&](Context& ctx) {
+                if (auto info = parseInfo(input, ctx)) self(i).validate(*info, ctx);
+            });
+        return TRN_ERROR;
+    }
+    template <class Iface, void (Iface::*Method)(const Info&, Edits&, Context&)>
+    static trn_status edit(trn_instance* i, trn_call* call, trn_str input, const char* where) {
+        return guarded(call, where, [&](Context& ctx) {
+            if (auto info = parseInfo(input, ctx)) {
+                Edits edits(ctx);
+                (static_cast<Iface&>(self(i)).*Method)(*info, edits, ctx);
+            }
+        });
+    }
+    static trn_status ml(trn_instance* i, trn_call* c, trn_str in) {
+        if constexpr (std::is_base_of_v<EnforceMLPolicy, P>)
+            return edit<EnforceMLPolicy, &EnforceMLPolicy::enforceMLPolicy>(i, c, in, "EnforceMLPolicy");
+        return TRN_ERROR;
+    }
+    static trn_status podGroup(trn_instance* i, trn_call* c, trn_str in) {
+        if constexpr (std::is_base_of_v<EnforcePodGroupPolicy, P>)
+            return edit<EnforcePodGroupPolicy, &EnforcePodGroupPolicy::enforcePodGroupPolicy>(i, c, in,
+                                                                                             "EnforcePodGroupPolicy");
+        return TRN_ERROR;
+    }
+    static trn_status podSpec(trn_instance* i, trn_call* c, trn_str in) {
+        if constexpr (std::is_base_of_v<EnforcePodSpec, P>)
+            return edit<EnforcePodSpec, &EnforcePodSpec::enforcePodSpec>(i, c, in, "EnforcePodSpec");
+        return TRN_ERROR;
+    }
+    static trn_status preBuild(trn_instance* i, trn_call* c, trn_str in) {
+        if constexpr (std::is_base_of_v<PreComponentBuilder, P>)
+            return edit<PreComponentBuilder, &PreComponentBuilder::preBuild>(i, c, in, "PreComponentBuilder");
+        return TRN_ERROR;
+    }
+    static trn_status build(trn_instance* i, trn_call* call, trn_str input) {
+        if constexpr (std::is_base_of_v<ComponentBuilder, P>)
+            return guarded(call, "ComponentBuilder", [&](Context& ctx) {
+                if (auto info = parseInfo(input, ctx)) {
+                    Objects objects(ctx);
+                    self(i).build(*info, objects, ctx);
+                }
+            });
+        return TRN_ERROR;
+    }
+    static trn_status status(trn_instance* i, trn_call* call, trn_str input) {
+        if constexpr (std::is_base_of_v<TrainJobStatus, P>)
+            return guarded(call, "TrainJobStatus", [&](Context& ctx) {
+                if (auto info = parseInfo(input, ctx)) {
+                    if (auto st = self(i).status(info->trainJob(), ctx)) ctx.emit(*st);
+                }
+            });
+        return TRN_ERROR;
+    }
+
+    static const trn_plugin_descriptor* entry(const trn_host_info* host) {
+        if (!host || host->struct_size < sizeof(uint32_t) * 3 || !host->api) return nullptr;
+        api = host->api;
+        static const trn_custom_validation cv{sizeof(trn_custom_validation), &validate};
+        static const trn_enforce_ml_policy em{sizeof(trn_enforce_ml_policy), &ml};
+        static const trn_enforce_pod_group_policy ep{sizeof(trn_enforce_pod_group_policy), &podGroup};
+        static const trn_enforce_pod_spec es{sizeof(trn_enforce_pod_spec), &podSpec};
+        static const trn_pre_component_builder pb{sizeof(trn_pre_component_builder), &preBuild};
+        static const trn_component_builder cb{sizeof(trn_component_builder), &build};
+        static const trn_trainjob_status ts{sizeof(trn_trainjob_status), &status};
+        static const std::vector<trn_watch> watchStore = [] {
+            std::vector<trn_watch> w;
+            for (auto const& x : meta().watches)
+                w.push_back(trn_watch{sizeof(trn_watch), x.apiVersion, x.kind, x.mode, x.matchField});
+            return w;
+        }();
+        static const std::vector<const trn_watch*> watchPtrs = [] {
+            std::vector<const trn_watch*> p;
+            for (auto const& w : watchStore) p.push_back(&w);
+            return p;
+        }();
+        static const trn_watch_extension we{sizeof(trn_watch_extension), watchPtrs.data(), watchPtrs.size()};
+        static const trn_plugin_descriptor d = [] {
+            trn_plugin_descriptor x{};
+            x.struct_size = sizeof(trn_plugin_descriptor);
+            x.abi_version = TRN_ABI_VERSION;
+            x.name = meta().name;
+            x.version = meta().version;
+            x.description = meta().description;
+            x.priority = meta().priority;
+            x.flags = meta().threadSafe ? TRN_PLUGIN_THREAD_SAFE : 0u;
+            x.claims = meta().claims.data();
+            x.claim_count = meta().claims.size();
+            x.create = &create;
+            x.destroy = &destroy;
+            x.custom_validation = std::is_base_of_v<CustomValidation, P> ? &cv : nullptr;
+            x.watch_extension = meta().watches.empty() ? nullptr : &we;
+            x.enforce_ml_policy = std::is_base_of_v<EnforceMLPolicy, P> ? &em : nullptr;
+            x.enforce_pod_group_policy = std::is_base_of_v<EnforcePodGroupPolicy, P> ? &ep : nullptr;
+            x.enforce_pod_spec = std::is_base_of_v<EnforcePodSpec, P> ? &es : nullptr;
+            x.pre_component_builder = std::is_base_of_v<PreComponentBuilder, P> ? &pb : nullptr;
+            x.component_builder = std::is_base_of_v<ComponentBuilder, P> ? &cb : nullptr;
+            x.trainjob_status = std::is_base_of_v<TrainJobStatus, P> ? &ts : nullptr;
+            return x;
+        }();
+        return &d;
+    }
+};
+
+}  // namespace detail
+}  // namespace trainer::sdk
+
+// Defines the plugin's one exported symbol for class `Class`. Use once per plugin, in one
+// source file, at global scope.
+#define TRAINER_PLUGIN(Class)                                                                      \
+    extern "C" TRN_EXPORT const trn_plugin_descriptor* trn_plugin_entry(const trn_host_info* host) { \
+        try {                                                                                      \
+            return ::trainer::sdk::detail::Adapter<Class>::entry(host);                            \
+        } catch (...) {                                                                            \
+            return nullptr;                                                                        \
+        }                                                                                          \
+    }

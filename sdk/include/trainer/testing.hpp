@@ -1,0 +1,85 @@
+// A fake host for plugin unit tests: hands a Context to a hook and records what the plugin
+// said (diagnostics, logs, emitted documents). Cluster state for lookup() is a list of
+// objects the test provides. Not thread-safe; one Host per test.
+#pragma once
+
+#include <trainer/plugin.hpp>
+
+#include <string>
+#include <vector>
+
+namespace trainer::sdk::testing {
+
+struct Diagnostic {
+    int32_t severity;
+    std::string path;
+    std::string message;
+};
+
+class Host {
+public:
+    Host() {
+        api_.struct_size = sizeof(trn_host_api);
+        api_.log = &logFn;
+        api_.diagnostic = &diagFn;
+        api_.emit = &emitFn;
+        api_.lookup = &lookupFn;
+    }
+    Host(const Host&) = delete;
+    Host& operator=(const Host&) = delete;
+
+    // Objects lookup() can find.
+    std::vector<json::object> cluster;
+    // What the plugin reported.
+    std::vector<Diagnostic> diagnostics;
+    std::vector<std::string> logs;
+    std::vector<json::value> emitted;
+
+    // A Context whose callbacks record into this Host.
+    Context context(std::string_view plugin = "test") { return Context(&api_, self(), plugin); }
+    const trn_host_api* api() const { return &api_; }
+    trn_call* call() { return self(); }
+
+    std::vector<Diagnostic> errors() const { return filter(TRN_SEVERITY_ERROR); }
+    std::vector<Diagnostic> warnings() const { return filter(TRN_SEVERITY_WARNING); }
+    void clear() {
+        diagnostics.clear();
+        logs.clear();
+        emitted.clear();
+    }
+
+private:
+    trn_call* self() { return reinterpret_cast<trn_call*>(this); }
+    static Host& of(trn_call* c) { return *reinterpret_cast<Host*>(c); }
+    std::vector<Diagnostic> filter(int32_t sev) const {
+        std::vector<Diagnostic> out;
+        for (auto const& d : diagnostics)
+            if (d.severity == sev) out.push_back(d);
+        return out;
+    }
+    static void logFn(trn_call* c, int32_t, trn_str m) { of(c).logs.emplace_back(fromAbi(m)); }
+    static void diagFn(trn_call* c, int32_t sev, trn_str path, trn_str msg) {
+        of(c).diagnostics.push_back({sev, std::string(fromAbi(path)), std::string(fromAbi(msg))});
+    }
+    static void emitFn(trn_call* c, trn_str doc) { of(c).emitted.push_back(json::parse(fromAbi(doc))); }
+    static int32_t lookupFn(trn_call* c, trn_str av, trn_str kind, trn_str ns, trn_str name, trn_str* out) {
+        Host& h = of(c);
+        for (auto const& o : h.cluster) {
+            auto md = getObject(o, "metadata");
+            if (getString(o, "apiVersion").value_or("") == fromAbi(av) &&
+                getString(o, "kind").value_or("") == fromAbi(kind) && md &&
+                getString(*md, "namespace").value_or("") == fromAbi(ns) &&
+                getString(*md, "name").value_or("") == fromAbi(name)) {
+                h.lookupBuffer_ = json::serialize(o);
+                *out = toAbi(h.lookupBuffer_);
+                return TRN_LOOKUP_FOUND;
+            }
+        }
+        return TRN_LOOKUP_NOT_FOUND;
+    }
+
+    trn_host_api api_{};
+    std::string lookupBuffer_;
+};
+
+}  // namespace trainer::sdk::testing
