@@ -1,0 +1,192 @@
+#include "core/cli/cli.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iomanip>
+#include <sstream>
+
+namespace trainer::core::cli {
+
+namespace {
+
+const FlagSpec kFile{"filename", 'f', true, true, "a file or directory of YAML/JSON objects (repeatable)", ""};
+const FlagSpec kPluginDir{"plugin-dir", 0, true, false, "directory of plugin .so files", ""};
+const FlagSpec kOutput{"output", 'o', true, false, "output format", ""};
+
+}  // namespace
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> table = {
+        {"render", "render -f PATH [-f PATH ...] [--plugin-dir DIR] [-o json|yaml]",
+         "Run admission and one reconcile's build for every TrainJob in the inputs and print the objects",
+         {kFile, kPluginDir, {"output", 'o', true, false, "json or yaml", "json"}}, 0, 0, &cmdRender},
+        {"validate", "validate -f PATH [-f PATH ...] [--plugin-dir DIR]",
+         "Run admission (CRD schema, CEL rules, validation plugins) on every TrainJob and runtime in the inputs",
+         {kFile, kPluginDir}, 0, 0, &cmdValidate},
+        {"plugins", "plugins [--plugin-dir DIR] [-o json]",
+         "Show the plugins that were loaded and the files that were rejected, with the reason",
+         {kPluginDir, {"output", 'o', true, false, "table or json", "table"}}, 0, 0, &cmdPlugins},
+    };
+    return table;
+}
+
+std::string suggest(const std::string& word, const std::vector<std::string>& candidates) {
+    auto distance = [](const std::string& a, const std::string& b) {
+        std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+        for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+        for (size_t i = 1; i <= a.size(); ++i) {
+            cur[0] = i;
+            for (size_t j = 1; j <= b.size(); ++j)
+                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            std::swap(prev, cur);
+        }
+        return prev[b.size()];
+    };
+    std::string best;
+    size_t bestD = std::max<size_t>(2, word.size() / 3) + 1;
+    for (auto const& c : candidates) {
+        size_t d = distance(word, c);
+        if (c.rfind(word, 0) == 0 && !word.empty()) d = std::min<size_t>(d, 1);
+        if (d < bestD) {
+            bestD = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+std::string pluginDir(const Args& args) {
+    if (args.has("plugin-dir")) return args.get("plugin-dir");
+    if (const char* env = std::getenv("TRAINER_PLUGIN_DIR"); env && *env) return env;
+    auto exe = boost::dll::program_location();
+    return (exe.parent_path().parent_path() / "lib" / "trainer-operator" / "plugins").lexically_normal().string();
+}
+
+namespace {
+
+void printCommandHelp(const Command& c, std::ostream& os) {
+    os << c.summary << ".\n\nUsage:\n  trainer-operator " << c.usage << "\n\nFlags:\n";
+    for (auto const& f : c.flags) {
+        std::string lhs = (f.shortName ? std::string("-") + f.shortName + ", " : std::string("    ")) + "--" + f.name;
+        if (f.takesValue) lhs += " VALUE";
+        os << "  " << std::left << std::setw(34) << lhs << f.help;
+        if (!f.defaultValue.empty()) os << " (default " << f.defaultValue << ")";
+        os << "\n";
+    }
+    os << "  " << std::left << std::setw(34) << "-h, --help" << "help for " << c.name << "\n";
+}
+
+void printUsage(std::ostream& os) {
+    os << "trainer-operator: a Kubeflow Trainer v2 compatible operator whose pipeline is made of plugins.\n\n"
+          "Usage:\n  trainer-operator COMMAND [flags]\n\nCommands:\n";
+    for (auto const& c : commands()) os << "  " << std::left << std::setw(10) << c.name << c.summary << "\n";
+    os << "\nGlobal flags:\n  -h, --help     help for trainer-operator or a command\n"
+          "      --version  print the version\n\nRun 'trainer-operator COMMAND --help' for a command's flags.\n";
+}
+
+// Parses argv[from..] against a command's flags; returns an error sentence or "".
+std::string parseFlags(const Command& c, const std::vector<std::string>& argv, Args& out, bool& help) {
+    std::vector<std::string> names;
+    for (auto const& f : c.flags) names.push_back("--" + f.name);
+    names.push_back("--help");
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "-h" || a == "--help") {
+            help = true;
+            continue;
+        }
+        if (a.size() > 1 && a[0] == '-' && a != "-") {
+            const FlagSpec* spec = nullptr;
+            std::string value;
+            bool inlineValue = false;
+            if (a.rfind("--", 0) == 0) {
+                std::string name = a.substr(2);
+                if (auto eq = name.find('='); eq != std::string::npos) {
+                    value = name.substr(eq + 1);
+                    name = name.substr(0, eq);
+                    inlineValue = true;
+                }
+                for (auto const& f : c.flags)
+                    if (f.name == name) spec = &f;
+                if (!spec) {
+                    auto s = suggest("--" + name, names);
+                    return "unknown flag --" + name + " for \"" + c.name + "\"" +
+                           (s.empty() ? "" : "; did you mean " + s + "?");
+                }
+            } else {
+                char sh = a[1];
+                for (auto const& f : c.flags)
+                    if (f.shortName == sh) spec = &f;
+                if (!spec) return "unknown shorthand flag -" + std::string(1, sh) + " for \"" + c.name + "\"";
+                if (a.size() > 2) {
+                    value = a.substr(a[2] == '=' ? 3 : 2);
+                    inlineValue = true;
+                }
+            }
+            if (spec->takesValue && !inlineValue) {
+                if (i + 1 >= argv.size()) return "flag --" + spec->name + " needs a value";
+                value = argv[++i];
+            }
+            if (!spec->takesValue && inlineValue) return "flag --" + spec->name + " takes no value";
+            if (!spec->repeated && out.has(spec->name)) return "flag --" + spec->name + " given more than once";
+            out.values[spec->name].push_back(spec->takesValue ? value : "true");
+            continue;
+        }
+        out.positional.push_back(a);
+    }
+    if (help) return {};
+    if (out.positional.size() < c.minPositional) return "\"" + c.name + "\" needs more arguments: trainer-operator " + c.usage;
+    if (out.positional.size() > c.maxPositional)
+        return "unexpected argument \"" + out.positional[c.maxPositional] + "\" for \"" + c.name + "\"";
+    return {};
+}
+
+}  // namespace
+
+int run(int argc, char** argv, Io io) {
+    std::vector<std::string> rest(argv + std::min(argc, 1), argv + argc);
+    if (rest.empty() || rest[0] == "-h" || rest[0] == "--help" || rest[0] == "help") {
+        printUsage(io.out);
+        return rest.empty() ? 1 : 0;
+    }
+    if (rest[0] == "--version" || rest[0] == "version") {
+        io.out << "trainer-operator " << TRAINER_VERSION << "\n";
+        return 0;
+    }
+    const Command* cmd = nullptr;
+    std::vector<std::string> names;
+    for (auto const& c : commands()) {
+        names.push_back(c.name);
+        if (c.name == rest[0]) cmd = &c;
+    }
+    if (!cmd) {
+        auto s = suggest(rest[0], names);
+        io.err << "error: unknown command \"" << rest[0] << "\" for \"trainer-operator\""
+               << (s.empty() ? "" : "; did you mean \"" + s + "\"?") << "\n";
+        return 1;
+    }
+    Args args;
+    bool help = false;
+    auto err = parseFlags(*cmd, std::vector<std::string>(rest.begin() + 1, rest.end()), args, help);
+    if (help) {
+        printCommandHelp(*cmd, io.out);
+        return 0;
+    }
+    if (!err.empty()) {
+        io.err << "error: " << err << "\n";
+        return 1;
+    }
+    for (auto const& f : cmd->flags)
+        if (!f.defaultValue.empty() && !args.has(f.name)) args.values[f.name].push_back(f.defaultValue);
+    try {
+        return cmd->run(args, io);
+    } catch (const std::exception& e) {
+        // A bug, not bad input: bad input is reported as field errors before this point.
+        io.err << "error: internal error in " << cmd->name << ": " << e.what() << "\n";
+        return 2;
+    }
+}
+
+}  // namespace trainer::core::cli

@@ -1,0 +1,70 @@
+// The command line (DESIGN §5): one table of subcommands, each with its flags; parsing,
+// --help, --version and suggestions for unknown commands and flags.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace trainer::core::cli {
+
+struct FlagSpec {
+    std::string name;      // "plugin-dir" (used as --plugin-dir)
+    char shortName = 0;    // 'f' for -f, or 0
+    bool takesValue = true;
+    bool repeated = false;
+    std::string help;
+    std::string defaultValue;
+};
+
+// Parsed flags of one invocation.
+struct Args {
+    std::map<std::string, std::vector<std::string>> values;
+    std::vector<std::string> positional;
+    bool has(const std::string& n) const { return values.count(n) > 0; }
+    std::string get(const std::string& n, const std::string& def = "") const {
+        auto it = values.find(n);
+        return it == values.end() || it->second.empty() ? def : it->second.back();
+    }
+    const std::vector<std::string>& all(const std::string& n) const {
+        static const std::vector<std::string> none;
+        auto it = values.find(n);
+        return it == values.end() ? none : it->second;
+    }
+};
+
+struct Io {
+    std::ostream& out;
+    std::ostream& err;
+};
+
+struct Command {
+    std::string name;
+    std::string usage;    // "render -f PATH [-f PATH ...] [--plugin-dir DIR] [-o json|yaml]"
+    std::string summary;  // one line
+    std::vector<FlagSpec> flags;
+    size_t minPositional = 0;
+    size_t maxPositional = 0;
+    std::function<int(const Args&, Io&)> run;
+};
+
+// The command table (cli.cpp).
+const std::vector<Command>& commands();
+
+// Entry point of the binary: returns the exit code.
+int run(int argc, char** argv, Io io);
+
+// Closest candidate by edit distance, or "" when nothing is close.
+std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
+
+// The plugin directory: --plugin-dir, else $TRAINER_PLUGIN_DIR, else <binary>/../lib/trainer-operator/plugins.
+std::string pluginDir(const Args& args);
+
+// Command implementations (render.cpp, ...).
+int cmdRender(const Args& args, Io& io);
+int cmdValidate(const Args& args, Io& io);
+int cmdPlugins(const Args& args, Io& io);
+
+}  // namespace trainer::core::cli

@@ -1,0 +1,119 @@
+// render, validate and plugins: the pipeline on files (DESIGN §5).
+#include "core/api/admission.hpp"
+#include "core/api/schema.hpp"
+#include "core/cli/cli.hpp"
+#include "core/cli/session.hpp"
+#include "core/json/io.hpp"
+#include "core/plugin/pipeline.hpp"
+
+#include <algorithm>
+#include <iomanip>
+
+namespace trainer::core::cli {
+
+namespace {
+
+void printDiagnostics(const Diagnostics& d, std::ostream& err) {
+    for (auto const& w : d.warnings) err << formatWarning(w) << "\n";
+    for (auto const& e : d.errors) err << formatError(e) << "\n";
+}
+
+std::string formatList(std::vector<json::object> items, const std::string& format) {
+    std::sort(items.begin(), items.end(), [](auto const& a, auto const& b) { return keyOf(a) < keyOf(b); });
+    json::array arr;
+    for (auto& o : items) arr.push_back(std::move(o));
+    json::value list = json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(arr)}};
+    return format == "yaml" ? toYaml(list) : toJson(list, true) + "\n";
+}
+
+}  // namespace
+
+int cmdValidate(const Args& args, Io& io) {
+    if (args.all("filename").empty()) {
+        io.err << "error: at least one -f PATH is required\n";
+        return 1;
+    }
+    Session s;
+    auto d = s.admitInputs(args.all("filename"), pluginDir(args));
+    printDiagnostics(d, io.err);
+    return d.ok() ? 0 : 1;
+}
+
+int cmdRender(const Args& args, Io& io) {
+    const std::string format = args.get("output", "json");
+    if (format != "json" && format != "yaml") {
+        io.err << "error: --output: unsupported format \"" << format << "\" (json, yaml)\n";
+        return 1;
+    }
+    if (args.all("filename").empty()) {
+        io.err << "error: at least one -f PATH is required\n";
+        return 1;
+    }
+    Session s;
+    auto d = s.admitInputs(args.all("filename"), pluginDir(args));
+    if (!d.ok()) {
+        printDiagnostics(d, io.err);
+        return 1;
+    }
+    std::vector<json::object> out;
+    for (auto const& tj : s.trainJobs()) {
+        auto b = buildTrainJob(s.framework(), tj.object, s.cluster());
+        for (auto& e : b.diagnostics.errors)
+            if (e.origin.empty()) e.origin = tj.origin;
+        d.append(b.diagnostics);
+        if (b.snapshot) out.push_back(std::move(*b.snapshot));
+        for (auto& o : b.objects) out.push_back(std::move(o));
+    }
+    printDiagnostics(d, io.err);
+    if (!d.ok()) return 1;
+    io.out << formatList(std::move(out), format);
+    return 0;
+}
+
+int cmdPlugins(const Args& args, Io& io) {
+    const std::string format = args.get("output", "table");
+    if (format != "json" && format != "table") {
+        io.err << "error: --output: unsupported format \"" << format << "\" (table, json)\n";
+        return 1;
+    }
+    Session s;
+    s.loadPlugins(pluginDir(args));
+    auto const& reg = s.registry();
+    if (format == "json") {
+        json::array plugins, rejected;
+        for (auto const& p : reg.plugins()) {
+            json::array eps, claims, watches;
+            for (auto const& e : p->extensionPoints()) eps.push_back(json::string(e));
+            for (auto const& c : p->claims) claims.push_back(json::string(c));
+            for (auto const& w : p->watches) watches.push_back(json::object{{"apiVersion", w.apiVersion}, {"kind", w.kind}});
+            plugins.push_back(json::object{{"name", p->name},
+                                           {"version", p->version},
+                                           {"abi", std::to_string(p->abi >> 16) + "." + std::to_string(p->abi & 0xffff)},
+                                           {"path", p->path},
+                                           {"sha256", p->sha256},
+                                           {"extensionPoints", std::move(eps)},
+                                           {"claims", std::move(claims)},
+                                           {"watches", std::move(watches)},
+                                           {"priority", p->priority},
+                                           {"threadSafe", p->threadSafe},
+                                           {"description", p->description}});
+        }
+        for (auto const& r : reg.rejected())
+            rejected.push_back(json::object{{"path", r.path}, {"reason", r.reason}, {"code", r.code}});
+        io.out << toJson(json::object{{"plugins", std::move(plugins)}, {"rejected", std::move(rejected)}}, true) << "\n";
+        return 0;
+    }
+    io.out << std::left << std::setw(14) << "NAME" << std::setw(10) << "VERSION" << std::setw(6) << "ABI" << std::setw(10)
+           << "PRIORITY" << "EXTENSION POINTS\n";
+    for (auto const& p : reg.plugins()) {
+        std::string eps;
+        for (auto const& e : p->extensionPoints()) eps += (eps.empty() ? "" : ",") + e;
+        io.out << std::left << std::setw(14) << p->name << std::setw(10) << p->version << std::setw(6)
+               << (std::to_string(p->abi >> 16) + "." + std::to_string(p->abi & 0xffff)) << std::setw(10) << p->priority
+               << eps << "\n";
+    }
+    for (auto const& r : reg.rejected()) io.out << "rejected: " << r.reason << "\n";
+    return 0;
+}
+
+}  // namespace trainer::core::cli

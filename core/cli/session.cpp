@@ -1,0 +1,111 @@
+#include "core/cli/session.hpp"
+
+#include "core/api/admission.hpp"
+#include "core/api/schema.hpp"
+#include "core/json/io.hpp"
+#include "core/plugin/pipeline.hpp"
+
+#include <openssl/sha.h>
+
+#include <array>
+#include <cstdio>
+
+namespace trainer::core::cli {
+
+namespace {
+// Kinds without a namespace (everything else read from files is namespaced).
+constexpr std::array<std::string_view, 10> kClusterScoped{
+    "ClusterTrainingRuntime", "PriorityClass", "RuntimeClass", "Namespace", "Node", "ClusterRole",
+    "ClusterRoleBinding", "CustomResourceDefinition", "StorageClass", "PersistentVolume"};
+
+std::string stableUid(const std::string& seed) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), md);
+    md[6] = static_cast<unsigned char>((md[6] & 0x0f) | 0x50);  // version 5-style, name-based
+    md[8] = static_cast<unsigned char>((md[8] & 0x3f) | 0x80);
+    char buf[37];
+    std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", md[0], md[1],
+                  md[2], md[3], md[4], md[5], md[6], md[7], md[8], md[9], md[10], md[11], md[12], md[13], md[14], md[15]);
+    return buf;
+}
+}  // namespace
+
+void completeMetadata(json::object& obj) {
+    auto* kind = obj.if_contains("kind");
+    auto& md = obj["metadata"];
+    if (!md.is_object()) return;  // schema validation reports it
+    auto& m = md.as_object();
+    std::string k = kind && kind->is_string() ? std::string(kind->as_string()) : "";
+    bool clusterScoped = std::find(kClusterScoped.begin(), kClusterScoped.end(), k) != kClusterScoped.end();
+    if (!clusterScoped && !m.contains("namespace")) m["namespace"] = "default";
+    if (k == "TrainJob" && !m.contains("uid")) {
+        auto key = keyOf(obj);
+        m["uid"] = stableUid("trainjob/" + key.ns + "/" + key.name);
+    }
+}
+
+Session::Session() : registry_(std::make_unique<PluginRegistry>()) {}
+
+void Session::loadPlugins(const std::string& dir, const PluginOptions& options) {
+    registry_->loadDirectory(dir, options);
+    framework_ = std::make_unique<Framework>(*registry_);
+}
+
+Diagnostics Session::admitInputs(const std::vector<std::string>& paths, const std::string& pluginDir) {
+    Diagnostics diag;
+    std::vector<InputDocument> docs;
+    diag.append(readInputs(paths, docs));
+    if (!diag.ok()) return diag;
+
+    auto describe = [](const InputDocument& d) {
+        auto k = keyOf(d.object);
+        return d.origin + ": " + k.display();
+    };
+    // Defaults and schema first, for every trainer object; other objects are cluster state.
+    std::vector<std::pair<json::object, std::string>> trainJobs;
+    std::vector<std::pair<json::object, std::string>> runtimes;
+    for (auto& d : docs) {
+        completeMetadata(d.object);
+        auto kind = kindOf(d.object);
+        Diagnostics od;
+        if (kind == ObjectKind::TrainJob) {
+            applyDefaults(d.object);
+            od = validateSchema(d.object);
+            trainJobs.emplace_back(d.object, describe(d));
+        } else if (kind == ObjectKind::TrainingRuntime || kind == ObjectKind::ClusterTrainingRuntime) {
+            applyDefaults(d.object);
+            od = validateRuntime(d.object, /*isCreate=*/true, nullptr);
+            runtimes.emplace_back(d.object, describe(d));
+        }
+        for (auto& e : od.errors) e.origin = describe(d);
+        for (auto& w : od.warnings) w.origin = describe(d);
+        diag.append(od);
+        cluster_.put(d.object);
+    }
+    if (!diag.ok()) return diag;
+
+    loadPlugins(pluginDir);
+    for (auto const& r : registry_->rejected()) diag.warn("", r.reason);
+    // A runtime whose policies no loaded plugin claims is refused (rule 12).
+    for (auto const& [rt, origin] : runtimes) {
+        json::object policy;
+        if (auto* spec = rt.if_contains("spec"); spec && spec->is_object())
+            for (auto const* member : {"mlPolicy", "podGroupPolicy"})
+                if (auto* v = spec->as_object().if_contains(member)) policy[member] = *v;
+        json::object info{{"runtime", json::object{{"kind", rt.at("kind")}, {"metadata", rt.at("metadata")}}},
+                          {"runtimePolicy", std::move(policy)}};
+        Diagnostics pd = framework_->checkPolicies(info);
+        for (auto& e : pd.errors) e.origin = origin;
+        diag.append(pd);
+    }
+    for (auto& [tj, origin] : trainJobs) {
+        Diagnostics td = admitTrainJob(*framework_, tj, nullptr, cluster_);
+        for (auto& e : td.errors) e.origin = origin;
+        for (auto& w : td.warnings) w.origin = origin;
+        diag.append(td);
+        trainJobs_.push_back(AdmittedObject{tj, origin});
+    }
+    return diag;
+}
+
+}  // namespace trainer::core::cli

@@ -1,0 +1,44 @@
+// One invocation of a plugin function: the host side of trn_call, and invoke(), which runs a
+// hook with the plugin's lock, catches anything that crosses the boundary and times it.
+#pragma once
+
+#include "core/api/object_set.hpp"
+#include "core/plugin/registry.hpp"
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+// Defined at global scope: abi.h declares `struct trn_call` opaque.
+struct trn_call {
+    struct Diagnostic {
+        int32_t severity;
+        std::string path;
+        std::string message;
+    };
+    const trainer::core::LoadedPlugin* plugin = nullptr;
+    const trainer::core::PluginLogSink* logSink = nullptr;
+    const trainer::core::ClusterReader* cluster = nullptr;
+    std::vector<Diagnostic> diagnostics;
+    std::vector<std::string> emitted;
+    std::deque<std::string> lookups;  // owns lookup results until the call ends
+};
+
+namespace trainer::core {
+
+struct CallResult {
+    trn_status status = TRN_OK;
+    std::vector<trn_call::Diagnostic> diagnostics;
+    std::vector<std::string> emitted;
+    bool ok() const;
+};
+
+// Observes every hook call (metrics): plugin, hook, seconds, ok.
+using HookObserver = std::function<void(const LoadedPlugin&, Hook, double, bool)>;
+
+// Runs `hook` of `plugin` on `input`; never throws.
+CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view input, const ClusterReader* cluster,
+                      const PluginLogSink* logSink, const HookObserver* observer = nullptr);
+
+}  // namespace trainer::core

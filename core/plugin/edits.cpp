@@ -1,0 +1,262 @@
+#include "core/plugin/edits.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace trainer::core {
+
+namespace {
+
+struct KeyedList {
+    const char* list;
+    const char* key;
+};
+// The keyed lists of the Info document (sdk/docs/info.md).
+constexpr std::array<KeyedList, 11> kKeyedLists{{
+    {"podSets", "name"},
+    {"replicatedJobs", "name"},
+    {"containers", "name"},
+    {"initContainers", "name"},
+    {"env", "name"},
+    {"volumes", "name"},
+    {"imagePullSecrets", "name"},
+    {"schedulingGates", "name"},
+    {"volumeMounts", "mountPath"},
+    {"ports", "containerPort"},
+    {"dependsOn", "name"},
+}};
+
+// Does element `e` of a keyed list have key value `seg`?
+bool keyMatches(const json::value& e, const char* key, const std::string& seg) {
+    if (!e.is_object()) return false;
+    auto it = e.as_object().find(key);
+    if (it == e.as_object().end()) return false;
+    if (it->value().is_string()) return it->value().as_string() == seg;
+    if (it->value().is_int64()) return std::to_string(it->value().as_int64()) == seg;
+    if (it->value().is_uint64()) return std::to_string(it->value().as_uint64()) == seg;
+    return false;
+}
+
+bool isIndex(const std::string& s) {
+    return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string joinPath(const std::vector<std::string>& p) {
+    std::string out;
+    for (auto const& s : p) {
+        out += '/';
+        for (char c : s) {
+            if (c == '~') out += "~0";
+            else if (c == '/') out += "~1";
+            else out += c;
+        }
+    }
+    return out;
+}
+
+bool isPrefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+}  // namespace
+
+const char* listKey(std::string_view listName) {
+    for (auto const& k : kKeyedLists)
+        if (listName == k.list) return k.key;
+    return nullptr;
+}
+
+bool splitPointer(std::string_view path, std::vector<std::string>& out) {
+    out.clear();
+    if (path.empty() || path[0] != '/') return false;
+    std::string cur;
+    for (size_t i = 1; i <= path.size(); ++i) {
+        if (i == path.size() || path[i] == '/') {
+            out.push_back(cur);
+            cur.clear();
+            continue;
+        }
+        if (path[i] == '~') {
+            if (i + 1 >= path.size()) return false;
+            char n = path[++i];
+            if (n == '0') cur += '~';
+            else if (n == '1') cur += '/';
+            else return false;
+        } else {
+            cur += path[i];
+        }
+    }
+    return true;
+}
+
+const json::value* resolve(const json::value& root, const std::vector<std::string>& path) {
+    const json::value* cur = &root;
+    std::string parent;
+    for (auto const& seg : path) {
+        if (cur->is_object()) {
+            auto it = cur->as_object().find(seg);
+            if (it == cur->as_object().end()) return nullptr;
+            cur = &it->value();
+        } else if (cur->is_array()) {
+            const json::value* next = nullptr;
+            if (const char* key = listKey(parent)) {
+                for (auto const& e : cur->as_array())
+                    if (keyMatches(e, key, seg)) {
+                        next = &e;
+                        break;
+                    }
+            } else if (isIndex(seg) && std::stoul(seg) < cur->as_array().size()) {
+                next = &cur->as_array()[std::stoul(seg)];
+            }
+            if (!next) return nullptr;
+            cur = next;
+        } else {
+            return nullptr;
+        }
+        parent = seg;
+    }
+    return cur;
+}
+
+std::string EditLedger::checkClaims(const std::string& plugin, const std::vector<std::string>& path) const {
+    // .../env/<NAME> and .../volumes/<NAME> are claimable names.
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+        std::string claim;
+        if (path[i] == "env") claim = "env:" + path[i + 1];
+        else if (path[i] == "volumes") claim = "volume:" + path[i + 1];
+        else continue;
+        auto it = claims_.find(claim);
+        if (it != claims_.end() && it->second != plugin)
+            return "plugin " + plugin + " wrote " + joinPath(path) + ", but \"" + claim + "\" is claimed by plugin " +
+                   it->second;
+    }
+    return {};
+}
+
+std::string EditLedger::apply(json::object& info, const std::string& plugin, std::string_view editJson) {
+    json::error_code ec;
+    json::value edit = json::parse(editJson, ec);
+    if (ec || !edit.is_object()) return "plugin " + plugin + " emitted an edit that is not a JSON object";
+    auto& e = edit.as_object();
+    auto op = e.if_contains("op");
+    auto pathV = e.if_contains("path");
+    if (!op || !op->is_string() || !pathV || !pathV->is_string())
+        return "plugin " + plugin + " emitted an edit without \"op\" and \"path\" strings";
+    std::string opName(op->as_string());
+    if (opName != "set" && opName != "remove")
+        return "plugin " + plugin + " emitted an edit with unknown op \"" + opName + "\" (set, remove)";
+    std::vector<std::string> path;
+    if (!splitPointer(pathV->as_string(), path) || path.empty())
+        return "plugin " + plugin + " emitted an edit with malformed path \"" + std::string(pathV->as_string()) + "\"";
+    if (path[0] == "infoVersion" || path[0] == "admission")
+        return "plugin " + plugin + " may not edit " + joinPath(path);
+    json::value value;
+    if (opName == "set") {
+        auto v = e.if_contains("value");
+        if (!v) return "plugin " + plugin + " emitted a set of " + joinPath(path) + " without a value";
+        value = *v;
+    }
+    if (auto c = checkClaims(plugin, path); !c.empty()) return c;
+
+    // Walk to the parent, creating object members on the way.
+    json::value root(std::move(info));
+    auto restore = [&] { info = std::move(root.as_object()); };
+    json::value* cur = &root;
+    std::string parentName;
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+        const std::string& seg = path[i];
+        json::value* next = nullptr;
+        if (cur->is_object()) {
+            auto& o = cur->as_object();
+            auto it = o.find(seg);
+            if (it == o.end()) {
+                if (opName == "remove") {
+                    restore();
+                    return {};
+                }
+                next = &o[seg];
+                *next = json::object{};
+            } else {
+                next = &it->value();
+                if (next->is_null()) *next = json::object{};
+            }
+        } else if (cur->is_array()) {
+            if (const char* key = listKey(parentName)) {
+                for (auto& el : cur->as_array())
+                    if (keyMatches(el, key, seg)) {
+                        next = &el;
+                        break;
+                    }
+                if (!next) {
+                    restore();
+                    return "plugin " + plugin + " edited " + joinPath(path) + ", but " + parentName + " has no element with " +
+                           key + " \"" + seg + "\"";
+                }
+            } else if (isIndex(seg) && std::stoul(seg) < cur->as_array().size()) {
+                next = &cur->as_array()[std::stoul(seg)];
+            } else {
+                restore();
+                return "plugin " + plugin + " edited " + joinPath(path) + ", but index \"" + seg + "\" does not exist";
+            }
+        } else {
+            restore();
+            return "plugin " + plugin + " edited " + joinPath(path) + ", but " + parentName + " is not an object or list";
+        }
+        cur = next;
+        parentName = seg;
+    }
+
+    const std::string& last = path.back();
+    if (cur->is_object()) {
+        auto& o = cur->as_object();
+        if (opName == "set") o[last] = value;
+        else o.erase(last);
+    } else if (cur->is_array()) {
+        auto& a = cur->as_array();
+        if (const char* key = listKey(parentName)) {
+            if (opName == "set" && !keyMatches(value, key, last)) {
+                restore();
+                return "plugin " + plugin + " set " + joinPath(path) + " to an element whose " + key + " is not \"" + last + "\"";
+            }
+            auto it = std::find_if(a.begin(), a.end(), [&](auto const& el) { return keyMatches(el, key, last); });
+            if (opName == "set") {
+                if (it != a.end()) *it = value;  // replaced in place
+                else a.push_back(value);         // new items appended in emit order
+            } else if (it != a.end()) {
+                a.erase(it);
+            }
+        } else if (last == "-" && opName == "set") {
+            a.push_back(value);
+        } else if (isIndex(last) && std::stoul(last) < a.size()) {
+            if (opName == "set") a[std::stoul(last)] = value;
+            else a.erase(a.begin() + static_cast<std::ptrdiff_t>(std::stoul(last)));
+        } else {
+            restore();
+            return "plugin " + plugin + " edited " + joinPath(path) + ", but index \"" + last + "\" does not exist";
+        }
+    } else {
+        restore();
+        return "plugin " + plugin + " edited " + joinPath(path) + ", but its parent is not an object or list";
+    }
+
+    // Conflicts: a write by another plugin at, inside or around this path whose value changed.
+    for (auto const& w : writes_) {
+        if (w.plugin == plugin) continue;
+        if (!isPrefix(w.path, path) && !isPrefix(path, w.path)) continue;
+        const json::value* now = resolve(root, w.path);
+        bool same = now ? (*now == w.value) : w.value.is_null();
+        if (!same) {
+            std::string msg = "plugins " + w.plugin + " and " + plugin + " both write " + joinPath(w.path.size() >= path.size() ? w.path : path) +
+                              " with different values (" + w.plugin + ": " + json::serialize(w.value) + ", " + plugin +
+                              ": " + (now ? json::serialize(*now) : std::string("removed")) + ")";
+            restore();
+            return msg;
+        }
+    }
+    writes_.push_back(Write{plugin, path, opName == "set" ? value : json::value(nullptr)});
+    restore();
+    return {};
+}
+
+}  // namespace trainer::core

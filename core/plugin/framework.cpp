@@ -1,0 +1,215 @@
+#include "core/plugin/framework.hpp"
+
+#include "core/plugin/edits.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace trainer::core {
+
+namespace {
+
+// The policy groups a runtime configures; every member except numNodes is a policy.
+struct PolicyGroup {
+    const char* member;    // in Info.runtimePolicy
+    const char* specPath;  // in the runtime
+    const char* noun;
+};
+constexpr PolicyGroup kPolicyGroups[] = {
+    {"mlPolicy", "spec.mlPolicy", "ML policy"},
+    {"podGroupPolicy", "spec.podGroupPolicy", "pod-group policy"},
+};
+bool isPolicyClaim(const std::string& c) { return c.rfind("mlPolicy", 0) == 0 || c.rfind("podGroupPolicy", 0) == 0; }
+
+// "mlPolicy.torch", ... configured by the runtime.
+std::vector<std::string> configuredPolicies(const json::object& info, const char* group) {
+    std::vector<std::string> out;
+    auto* rp = info.if_contains("runtimePolicy");
+    if (!rp || !rp->is_object()) return out;
+    auto* g = rp->as_object().if_contains(group);
+    if (!g || !g->is_object()) return out;
+    for (auto const& kv : g->as_object())
+        if (kv.key() != "numNodes" && !kv.value().is_null()) out.push_back(std::string(group) + "." + std::string(kv.key()));
+    return out;
+}
+
+std::string runtimeName(const json::object& info) {
+    if (auto* r = info.if_contains("runtime"); r && r->is_object())
+        if (auto* md = r->as_object().if_contains("metadata"); md && md->is_object())
+            if (auto* n = md->as_object().if_contains("name"); n && n->is_string()) {
+                std::string kind = "runtime";
+                if (auto* k = r->as_object().if_contains("kind"); k && k->is_string()) kind = std::string(k->as_string());
+                return kind + " \"" + std::string(n->as_string()) + "\"";
+            }
+    return "the runtime";
+}
+
+}  // namespace
+
+Framework::Framework(const PluginRegistry& registry, HookObserver observer)
+    : registry_(registry), observer_(std::move(observer)) {}
+
+bool Framework::active(const LoadedPlugin& plugin, const json::object& info) const {
+    bool hasPolicyClaim = false;
+    for (auto const& c : plugin.claims) {
+        if (!isPolicyClaim(c)) continue;
+        hasPolicyClaim = true;
+        if (c == "mlPolicy" || c == "podGroupPolicy") {
+            // The default policy of a group: active when the runtime configures none of it.
+            if (configuredPolicies(info, c.c_str()).empty()) return true;
+            continue;
+        }
+        for (auto const& g : kPolicyGroups) {
+            auto conf = configuredPolicies(info, g.member);
+            if (std::find(conf.begin(), conf.end(), c) != conf.end()) return true;
+        }
+    }
+    return !hasPolicyClaim;
+}
+
+Diagnostics Framework::checkPolicies(const json::object& info) const {
+    Diagnostics d;
+    for (auto const& g : kPolicyGroups) {
+        auto conf = configuredPolicies(info, g.member);
+        for (auto const& c : conf)
+            if (!registry_.claimOwner(c))
+                d.add(g.specPath, runtimeName(info) + " configures " + c + ", but no loaded plugin claims it (loaded plugins: " +
+                                      registry_.names() + ")",
+                      ErrorType::NotSupported);
+        if (conf.size() > 1) {
+            std::string list;
+            for (auto const& c : conf) {
+                auto* owner = registry_.claimOwner(c);
+                list += (list.empty() ? "" : " and ") + c + (owner ? " (plugin " + owner->name + ")" : std::string());
+            }
+            d.add(g.specPath, runtimeName(info) + " configures more than one " + g.noun + ": " + list +
+                                  "; Only one of the policy can be configured");
+        }
+    }
+    return d;
+}
+
+void Framework::collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const {
+    (void)hook;
+    for (auto const& dg : r.diagnostics) {
+        if (dg.severity == TRN_SEVERITY_WARNING) diag.warn(dg.path, dg.message);
+        else diag.add(dg.path, dg.message);
+    }
+    (void)p;
+}
+
+Diagnostics Framework::validate(const json::object& info, const ClusterReader& cluster) const {
+    Diagnostics diag = checkPolicies(info);
+    if (!diag.ok()) return diag;
+    std::string input;  // serialised once for every validator
+    for (auto const& p : registry_.plugins()) {
+        if (!p->implements(Hook::CustomValidation) || !active(*p, info)) continue;
+        if (input.empty()) input = json::serialize(info);
+        auto r = invokeHook(*p, Hook::CustomValidation, input, &cluster, &registry_.logSink(), &observer_);
+        collect(*p, Hook::CustomValidation, r, diag);
+    }
+    return diag;
+}
+
+bool Framework::runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, EditLedger& ledger,
+                             Diagnostics& diag) const {
+    std::string input;  // the phase's snapshot, serialised at most once
+    std::vector<std::pair<const LoadedPlugin*, std::vector<std::string>>> pending;
+    for (auto const& p : registry_.plugins()) {
+        if (!p->implements(hook) || !active(*p, info)) continue;
+        if (input.empty()) input = json::serialize(info);
+        auto r = invokeHook(*p, hook, input, &cluster, &registry_.logSink(), &observer_);
+        collect(*p, hook, r, diag);
+        if (!r.ok()) return false;
+        pending.emplace_back(p.get(), std::move(r.emitted));
+    }
+    for (auto& [p, edits] : pending)
+        for (auto const& e : edits)
+            if (auto err = ledger.apply(info, p->name, e); !err.empty()) {
+                diag.add("", err, ErrorType::Internal);
+                return false;
+            }
+    return true;
+}
+
+BuildResult Framework::build(json::object info, const ClusterReader& cluster) const {
+    BuildResult out;
+    out.diagnostics = checkPolicies(info);
+    if (!out.diagnostics.ok()) return out;
+    EditLedger ledger;
+    for (auto const& p : registry_.plugins())
+        for (auto const& c : p->claims)
+            if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) ledger.addClaim(c, p->name);
+
+    for (Hook h : {Hook::EnforceMLPolicy, Hook::EnforcePodGroupPolicy, Hook::EnforcePodSpec, Hook::PreComponentBuilder})
+        if (!runEditPhase(h, info, cluster, ledger, out.diagnostics)) {
+            out.info = std::move(info);
+            return out;
+        }
+
+    std::string input;
+    std::map<ObjectKey, std::string> producedBy;
+    std::map<std::string, std::string> kindClaims;  // "apiVersion/Kind" -> plugin
+    for (auto const& p : registry_.plugins())
+        for (auto const& c : p->claims)
+            if (c.rfind("kind:", 0) == 0) kindClaims[c.substr(5)] = p->name;
+    for (auto const& p : registry_.plugins()) {
+        if (!p->implements(Hook::ComponentBuilder) || !active(*p, info)) continue;
+        if (input.empty()) input = json::serialize(info);
+        auto r = invokeHook(*p, Hook::ComponentBuilder, input, &cluster, &registry_.logSink(), &observer_);
+        collect(*p, Hook::ComponentBuilder, r, out.diagnostics);
+        if (!r.ok()) continue;
+        for (auto const& e : r.emitted) {
+            json::error_code ec;
+            json::value v = json::parse(e, ec);
+            if (ec || !v.is_object()) {
+                out.diagnostics.add("", "plugin " + p->name + " emitted an object that is not valid JSON", ErrorType::Internal);
+                continue;
+            }
+            auto key = keyOf(v.as_object());
+            if (key.apiVersion.empty() || key.kind.empty() || key.name.empty()) {
+                out.diagnostics.add("", "plugin " + p->name + " emitted an object without apiVersion, kind or metadata.name",
+                                    ErrorType::Internal);
+                continue;
+            }
+            auto kc = kindClaims.find(key.apiVersion + "/" + key.kind);
+            if (kc != kindClaims.end() && kc->second != p->name) {
+                out.diagnostics.add("", "plugin " + p->name + " emitted " + key.display() + ", but kind " + key.apiVersion +
+                                            "/" + key.kind + " is claimed by plugin " + kc->second,
+                                    ErrorType::Internal);
+                continue;
+            }
+            if (auto it = producedBy.find(key); it != producedBy.end()) {
+                out.diagnostics.add("", "plugins " + it->second + " and " + p->name + " both emitted " + key.display(),
+                                    ErrorType::Internal);
+                continue;
+            }
+            producedBy[key] = p->name;
+            out.objects.push_back(std::move(v.as_object()));
+        }
+    }
+    if (!out.diagnostics.ok()) out.objects.clear();
+    out.info = std::move(info);
+    return out;
+}
+
+std::optional<json::object> Framework::status(const json::object& trainJob, const ClusterReader& cluster,
+                                              Diagnostics& diag) const {
+    for (auto const& p : registry_.plugins()) {
+        if (!p->implements(Hook::TrainJobStatus)) continue;
+        json::object input{{"infoVersion", 1}, {"trainJob", trainJob}};
+        auto r = invokeHook(*p, Hook::TrainJobStatus, json::serialize(input), &cluster, &registry_.logSink(), &observer_);
+        collect(*p, Hook::TrainJobStatus, r, diag);
+        if (!r.ok() || r.emitted.empty()) return std::nullopt;
+        json::error_code ec;
+        json::value v = json::parse(r.emitted.back(), ec);
+        if (ec || !v.is_object()) {
+            diag.add("status", "plugin " + p->name + " returned a status that is not a JSON object", ErrorType::Internal);
+            return std::nullopt;
+        }
+        return std::move(v.as_object());
+    }
+    return std::nullopt;
+}
+
+}  // namespace trainer::core

@@ -1,0 +1,57 @@
+// The pipeline over loaded plugins (DESIGN §4, spec §4.3): admission through CustomValidation,
+// the build phases EnforceMLPolicy → EnforcePodGroupPolicy → EnforcePodSpec →
+// PreComponentBuilder → ComponentBuilder, and TrainJobStatus. Plugins run in registry order
+// (priority, then name); within a phase every plugin sees Info as it was when the phase
+// began, and its edits are applied when it returns.
+#pragma once
+
+#include "core/api/errors.hpp"
+#include "core/api/object_set.hpp"
+#include "core/plugin/call.hpp"
+#include "core/plugin/registry.hpp"
+
+#include <boost/json.hpp>
+
+#include <optional>
+#include <vector>
+
+namespace trainer::core {
+
+struct BuildResult {
+    std::vector<json::object> objects;  // in plugin order
+    json::object info;                  // the Info after every phase
+    Diagnostics diagnostics;
+};
+
+class Framework {
+public:
+    explicit Framework(const PluginRegistry& registry, HookObserver observer = {});
+
+    // Policy claims of the runtime (rule 12): every configured mlPolicy / podGroupPolicy
+    // member must be claimed by a loaded plugin, and at most one of each kind configured.
+    // `info` is an Info document; errors name the runtime, the members and the plugins.
+    Diagnostics checkPolicies(const json::object& info) const;
+
+    // Admission: CustomValidation of every active plugin on an Info that has "admission".
+    Diagnostics validate(const json::object& info, const ClusterReader& cluster) const;
+
+    // One reconcile's build: the phases, then the objects to apply.
+    BuildResult build(json::object info, const ClusterReader& cluster) const;
+
+    // TrainJobStatus: the new status of `trainJob`, nullopt for no change.
+    std::optional<json::object> status(const json::object& trainJob, const ClusterReader& cluster,
+                                       Diagnostics& diag) const;
+
+    // Is `plugin` active for this Info (its policy configured, or it claims none)?
+    bool active(const LoadedPlugin& plugin, const json::object& info) const;
+
+private:
+    bool runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, class EditLedger& ledger,
+                      Diagnostics& diag) const;
+    void collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const;
+
+    const PluginRegistry& registry_;
+    HookObserver observer_;
+};
+
+}  // namespace trainer::core

@@ -1,0 +1,54 @@
+#include "core/plugin/pipeline.hpp"
+
+#include "core/api/admission.hpp"
+#include "core/runtime/info_builder.hpp"
+
+namespace trainer::core {
+
+namespace {
+std::string snapshotName(const json::object& trainJob) {
+    auto k = keyOf(trainJob);
+    return k.name + "-runtime-snapshot";
+}
+}  // namespace
+
+Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, const json::object* oldTrainJob,
+                          const ClusterReader& cluster) {
+    Diagnostics diag = validateTrainJobRef(trainJob, cluster);
+    if (!diag.ok()) return diag;
+    Diagnostics resolveDiag;
+    auto runtime = resolveRuntime(trainJob, cluster, resolveDiag, /*useSnapshot=*/false);
+    if (!runtime) {
+        diag.append(resolveDiag);
+        return diag;
+    }
+    Diagnostics infoDiag;
+    json::object info = buildInfo(trainJob, *runtime, infoDiag);
+    // Upstream ignores Info build errors at admission; we report them, since the build
+    // would fail on them anyway and the user learns it before the TrainJob is stored.
+    diag.append(infoDiag);
+    if (!diag.ok()) return diag;
+    json::object admission{{"operation", oldTrainJob ? "UPDATE" : "CREATE"}};
+    if (oldTrainJob) admission["oldTrainJob"] = *oldTrainJob;
+    info["admission"] = std::move(admission);
+    diag.append(fw.validate(info, cluster));
+    return diag;
+}
+
+ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, const ClusterReader& cluster) {
+    ReconcileBuild out;
+    auto runtime = resolveRuntime(trainJob, cluster, out.diagnostics, /*useSnapshot=*/true);
+    if (!runtime) return out;
+    auto key = keyOf(trainJob);
+    if (!cluster.get(ObjectKey{"v1", "ConfigMap", key.ns, snapshotName(trainJob)}))
+        out.snapshot = runtimeSnapshot(trainJob, *runtime);
+    json::object info = buildInfo(trainJob, *runtime, out.diagnostics);
+    if (!out.diagnostics.ok()) return out;
+    auto r = fw.build(std::move(info), cluster);
+    out.diagnostics.append(r.diagnostics);
+    if (out.diagnostics.ok()) out.objects = std::move(r.objects);
+    else out.snapshot.reset();
+    return out;
+}
+
+}  // namespace trainer::core

@@ -1,0 +1,31 @@
+// What one TrainJob goes through, shared by render/validate/apply and the controller:
+// admission (schema + webhook rules + validation plugins) and one reconcile's build.
+#pragma once
+
+#include "core/api/errors.hpp"
+#include "core/api/object_set.hpp"
+#include "core/plugin/framework.hpp"
+
+#include <boost/json.hpp>
+
+#include <optional>
+#include <vector>
+
+namespace trainer::core {
+
+// Admission of a TrainJob as the validating webhook does it (spec §9.2): runtime reference,
+// then an Info built without Enforce phases, then every active CustomValidation plugin.
+// `oldTrainJob` is set on UPDATE.
+Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, const json::object* oldTrainJob,
+                          const ClusterReader& cluster);
+
+struct ReconcileBuild {
+    std::vector<json::object> objects;          // what the plugins built, in plugin order
+    std::optional<json::object> snapshot;       // the runtime snapshot ConfigMap to apply first, if new
+    Diagnostics diagnostics;
+};
+
+// One reconcile's build (spec §4, §10): resolve the runtime (snapshot first), Info, phases.
+ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, const ClusterReader& cluster);
+
+}  // namespace trainer::core

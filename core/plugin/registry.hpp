@@ -1,0 +1,122 @@
+// Loads plugins from a directory and owns them: library handles (never unloaded), the
+// validated descriptors, and one instance per plugin. Rejections are sentences naming the
+// file and the reason (ABI rule 15).
+#pragma once
+
+#include <trainer/abi.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer::core {
+
+// The extension points, in pipeline order, in one table (ABI tables of trn_plugin_descriptor).
+enum class Hook { CustomValidation, WatchExtension, EnforceMLPolicy, EnforcePodGroupPolicy, EnforcePodSpec,
+                  PreComponentBuilder, ComponentBuilder, TrainJobStatus };
+struct HookInfo {
+    Hook hook;
+    const char* name;
+};
+inline constexpr std::array<HookInfo, 8> kHooks{{
+    {Hook::CustomValidation, "CustomValidation"},
+    {Hook::WatchExtension, "WatchExtension"},
+    {Hook::EnforceMLPolicy, "EnforceMLPolicy"},
+    {Hook::EnforcePodGroupPolicy, "EnforcePodGroupPolicy"},
+    {Hook::EnforcePodSpec, "EnforcePodSpec"},
+    {Hook::PreComponentBuilder, "PreComponentBuilder"},
+    {Hook::ComponentBuilder, "ComponentBuilder"},
+    {Hook::TrainJobStatus, "TrainJobStatus"},
+}};
+const char* hookName(Hook h);
+
+struct WatchSpec {
+    std::string apiVersion;
+    std::string kind;
+    int32_t mode = TRN_WATCH_OWNED;
+    std::string matchField;
+};
+
+// One loaded, created plugin. Function pointers are null where not implemented.
+struct LoadedPlugin {
+    std::string name;
+    std::string version;
+    std::string description;
+    std::string path;
+    std::string sha256;
+    uint32_t abi = 0;
+    int32_t priority = 0;
+    bool threadSafe = false;
+    std::vector<std::string> claims;
+    std::vector<WatchSpec> watches;
+    std::map<Hook, trn_hook_fn> hooks;
+    const trn_plugin_descriptor* descriptor = nullptr;
+    trn_instance* instance = nullptr;
+    std::unique_ptr<std::mutex> serial;  // held around hooks when the plugin is not thread-safe
+
+    bool implements(Hook h) const { return h == Hook::WatchExtension ? !watches.empty() : hooks.count(h) > 0; }
+    std::vector<std::string> extensionPoints() const;
+};
+
+// Why a file was not loaded; `code` is a short machine reason used for metrics.
+struct Rejection {
+    std::string path;
+    std::string reason;
+    std::string code;
+};
+
+// Operator configuration of the plugin set (the Configuration file's `plugins` section).
+struct PluginOptions {
+    std::vector<std::string> enabled;   // when non-empty, only these names load
+    std::vector<std::string> disabled;  // these names never load
+    std::map<std::string, std::string> configs;  // name -> JSON handed to create()
+    std::map<std::string, int32_t> priorities;   // name -> priority override (rule 11)
+};
+
+// Receives plugin log lines (rule 14) and diagnostics from create().
+using PluginLogSink = std::function<void(const std::string& plugin, int32_t level, std::string_view message)>;
+
+class PluginRegistry {
+public:
+    PluginRegistry();
+    ~PluginRegistry();
+    PluginRegistry(const PluginRegistry&) = delete;
+    PluginRegistry& operator=(const PluginRegistry&) = delete;
+
+    // Loads every *.so in `dir` (sorted by file name). A missing or unreadable directory is
+    // one rejection, not a crash.
+    void loadDirectory(const std::string& dir, const PluginOptions& options = {});
+    // Loads one file; false and a rejection when it is refused.
+    bool loadFile(const std::string& path, const PluginOptions& options = {});
+
+    // Loaded plugins in run order: priority, then name (rule 11).
+    const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
+    const std::vector<Rejection>& rejected() const { return rejected_; }
+    const LoadedPlugin* find(std::string_view name) const;
+    // The plugin claiming `claim` exactly, or nullptr.
+    const LoadedPlugin* claimOwner(std::string_view claim) const;
+    std::string names() const;  // "coscheduling, jobset, ..." for messages
+
+    void setLogSink(PluginLogSink sink) { logSink_ = std::move(sink); }
+    const PluginLogSink& logSink() const { return logSink_; }
+
+    // The host table every plugin receives.
+    static const trn_host_api* hostApi();
+
+private:
+    void reject(const std::string& path, std::string reason, std::string code);
+    void sortPlugins();
+
+    std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
+    std::vector<Rejection> rejected_;
+    PluginLogSink logSink_;
+};
+
+}  // namespace trainer::core
