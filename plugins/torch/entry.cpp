@@ -1,0 +1,3 @@
+#include "torch.hpp"
+
+TRAINER_PLUGIN(trainer::plugins::torch::Torch)
