@@ -1,0 +1,3 @@
+#include "jax.hpp"
+
+TRAINER_PLUGIN(trainer::plugins::jax::Jax)

@@ -1,0 +1,28 @@
+// The JAX ML policy (spec §5.6): trainer count from numNodes and, with spec.trainer, the JAX
+// distributed env and port 29500 on the trainer `node` container.
+#pragma once
+
+#include <trainer/plugin.hpp>
+
+#include <cstdint>
+#include <string_view>
+
+namespace trainer::plugins::jax {
+
+namespace json = boost::json;
+
+inline constexpr std::string_view kEnvNumProcesses = "JAX_NUM_PROCESSES";
+inline constexpr std::string_view kEnvProcessId = "JAX_PROCESS_ID";
+inline constexpr std::string_view kEnvCoordinatorAddress = "JAX_COORDINATOR_ADDRESS";
+inline constexpr int64_t kTrainerPort = 29500;
+
+// The plugin. Upstream's Validate is a no-op, so no CustomValidation table is exported.
+class Jax final : public sdk::Plugin, public sdk::EnforceMLPolicy {
+public:
+    Jax(const json::object& config, sdk::Context& ctx);
+    static sdk::PluginMeta meta();
+
+    void enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) override;
+};
+
+}  // namespace trainer::plugins::jax

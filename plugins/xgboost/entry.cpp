@@ -1,0 +1,3 @@
+#include "xgboost.hpp"
+
+TRAINER_PLUGIN(trainer::plugins::xgboost::XGBoost)

@@ -1,0 +1,41 @@
+// The XGBoost ML policy (spec §5.6): DMLC_* tracker env and port 29500 on the trainer `node`
+// container, plus PlainML's duties for its runtimes (count from numNodes, trainer.env),
+// because the default PlainML plugin does not run when an mlPolicy member is set.
+#pragma once
+
+#include "resources.hpp"
+
+#include <trainer/plugin.hpp>
+
+#include <cstdint>
+#include <string_view>
+
+namespace trainer::plugins::xgboost {
+
+namespace json = boost::json;
+
+inline constexpr std::string_view kEnvTrackerUri = "DMLC_TRACKER_URI";
+inline constexpr std::string_view kEnvTrackerPort = "DMLC_TRACKER_PORT";
+inline constexpr std::string_view kEnvTaskId = "DMLC_TASK_ID";
+inline constexpr std::string_view kEnvNumWorker = "DMLC_NUM_WORKER";
+inline constexpr int64_t kTrainerPort = 29500;
+
+// True for the four reserved DMLC_* names.
+bool isReservedEnv(std::string_view name);
+
+// Workers per node: the GPU count of the TrainJob resourcesPerNode (wholesale) or of the
+// runtime's trainer container, or 1 without GPUs.
+int64_t workersPerNode(const sdk::Info& info);
+
+// The plugin.
+class XGBoost final : public sdk::Plugin, public sdk::CustomValidation, public sdk::EnforceMLPolicy {
+public:
+    XGBoost(const json::object& config, sdk::Context& ctx);
+    static sdk::PluginMeta meta();
+
+    // Forbids reserved DMLC_* names in spec.trainer.env (upstream checks every runtime).
+    void validate(const sdk::Info& info, sdk::Context& ctx) override;
+    void enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) override;
+};
+
+}  // namespace trainer::plugins::xgboost
