@@ -1,0 +1,401 @@
+#include "core/store/sqlite_store.hpp"
+
+#include <sqlite3.h>
+
+#include <charconv>
+#include <stdexcept>
+#include <thread>
+
+namespace trainer::core {
+
+namespace {
+
+struct SqliteError : std::runtime_error {
+    int code;
+    SqliteError(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
+[[noreturn]] void raise(sqlite3* db, int rc, std::string_view what) {
+    throw SqliteError(rc, std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+}
+
+// One use of a cached prepared statement; reset on destruction so no read stays open.
+class Query {
+public:
+    Query(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
+    ~Query() {
+        sqlite3_reset(s_);
+        sqlite3_clear_bindings(s_);
+    }
+    Query(const Query&) = delete;
+    Query& operator=(const Query&) = delete;
+    Query& bind(int i, std::string_view v) {
+        check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+        return *this;
+    }
+    Query& bind(int i, int64_t v) {
+        check(sqlite3_bind_int64(s_, i, v));
+        return *this;
+    }
+    Query& bindKey(int first, const ObjectKey& k) {
+        return bind(first, k.apiVersion).bind(first + 1, k.kind).bind(first + 2, k.ns).bind(first + 3, k.name);
+    }
+    // True when a row is available.
+    bool step() {
+        int rc = sqlite3_step(s_);
+        if (rc == SQLITE_ROW) return true;
+        if (rc == SQLITE_DONE) return false;
+        raise(db_, rc, "sqlite step");
+    }
+    void run() {
+        while (step()) {
+        }
+    }
+    std::string text(int col) const {
+        auto p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
+        return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string();
+    }
+    int64_t integer(int col) const { return sqlite3_column_int64(s_, col); }
+    ObjectKey key(int first) const { return ObjectKey{text(first), text(first + 1), text(first + 2), text(first + 3)}; }
+
+private:
+    void check(int rc) {
+        if (rc != SQLITE_OK) raise(db_, rc, "sqlite bind");
+    }
+    sqlite3* db_;
+    sqlite3_stmt* s_;
+};
+
+json::object parseBody(const std::string& text, const ObjectKey& key) {
+    boost::system::error_code ec;
+    auto v = json::parse(text, ec);
+    if (ec || !v.is_object()) throw std::runtime_error("corrupt object " + key.display() + " in store: not a JSON object");
+    return std::move(v.as_object());
+}
+
+std::string metaString(const json::object& o, std::string_view k) {
+    auto const* m = o.if_contains("metadata");
+    auto const* v = (m && m->is_object()) ? m->as_object().if_contains(k) : nullptr;
+    return (v && v->is_string()) ? std::string(v->as_string()) : std::string();
+}
+
+int64_t toInt(std::string_view s) {
+    int64_t v = 0;
+    std::from_chars(s.data(), s.data() + s.size(), v);
+    return v;
+}
+
+constexpr const char* kSchema = R"(
+CREATE TABLE schema_version(version INTEGER NOT NULL);
+CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE objects(
+  api_version TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+  uid TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY(api_version, kind, namespace, name)) WITHOUT ROWID;
+CREATE TABLE owner_refs(
+  owner_uid TEXT NOT NULL, api_version TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+  PRIMARY KEY(owner_uid, api_version, kind, namespace, name)) WITHOUT ROWID;
+CREATE INDEX owner_refs_dependent ON owner_refs(api_version, kind, namespace, name);
+CREATE TABLE changes(
+  revision INTEGER PRIMARY KEY, type INTEGER NOT NULL,
+  api_version TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL);
+INSERT INTO meta(key, value) VALUES('revision', 0), ('compacted', 0);
+)";
+
+}  // namespace
+
+// The primitives over the connection; only used while runWrite holds the store's mutex.
+class SqliteTxn : public StoreTxn {
+public:
+    explicit SqliteTxn(SqliteStore& s) : s_(s), revision_(s.metaValue("revision")) {}
+
+    std::optional<json::object> read(const ObjectKey& key) override {
+        Query q = query("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
+        q.bindKey(1, key);
+        if (!q.step()) return std::nullopt;
+        return parseBody(q.text(0), key);
+    }
+    void put(const ObjectKey& key, const json::object& obj) override {
+        {
+            Query q = query("INSERT OR REPLACE INTO objects(api_version, kind, namespace, name, uid, revision, body) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+            q.bindKey(1, key).bind(5, metaString(obj, "uid")).bind(6, toInt(metaString(obj, "resourceVersion")));
+            q.bind(7, json::serialize(obj)).run();
+        }
+        dropOwnerRefs(key);
+        auto const* m = obj.if_contains("metadata");
+        auto const* refs = (m && m->is_object()) ? m->as_object().if_contains("ownerReferences") : nullptr;
+        if (!refs || !refs->is_array()) return;
+        for (auto const& r : refs->as_array()) {
+            auto const* uid = r.is_object() ? r.as_object().if_contains("uid") : nullptr;
+            if (!uid || !uid->is_string() || uid->as_string().empty()) continue;
+            Query q = query("INSERT OR IGNORE INTO owner_refs(owner_uid, api_version, kind, namespace, name) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5)");
+            q.bind(1, std::string_view(uid->as_string())).bindKey(2, key).run();
+        }
+    }
+    void erase(const ObjectKey& key) override {
+        Query q = query("DELETE FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
+        q.bindKey(1, key).run();
+        dropOwnerRefs(key);
+    }
+    std::vector<ObjectKey> dependents(const std::string& ownerUid) override {
+        std::vector<ObjectKey> out;
+        if (ownerUid.empty()) return out;
+        Query q = query("SELECT api_version, kind, namespace, name FROM owner_refs WHERE owner_uid=?1");
+        q.bind(1, ownerUid);
+        while (q.step()) out.push_back(q.key(0));
+        return out;
+    }
+    bool uidExists(const std::string& uid) override {
+        Query q = query("SELECT 1 FROM objects WHERE uid=?1");
+        q.bind(1, uid);
+        return q.step();
+    }
+    int64_t revision() override { return revision_; }
+    void record(const Change& c) override {
+        {
+            Query q = query("INSERT INTO changes(revision, type, api_version, kind, namespace, name, body) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+            q.bind(1, c.revision).bind(2, static_cast<int64_t>(c.type)).bindKey(3, c.key);
+            q.bind(7, json::serialize(c.object)).run();
+        }
+        Query q = query("UPDATE meta SET value=?1 WHERE key='revision'");
+        q.bind(1, c.revision).run();
+        revision_ = c.revision;
+    }
+
+    // Drops feed entries beyond the retention window, in batches.
+    void compact(int64_t keep) {
+        if (keep <= 0) return;
+        int64_t compacted = s_.metaValue("compacted");
+        if (revision_ - compacted <= keep + keep / 10) return;
+        int64_t upTo = revision_ - keep;
+        query("DELETE FROM changes WHERE revision <= ?1").bind(1, upTo).run();
+        query("UPDATE meta SET value=?1 WHERE key='compacted'").bind(1, upTo).run();
+    }
+
+private:
+    Query query(const char* sql) { return Query(s_.db_, s_.statement(sql)); }
+    void dropOwnerRefs(const ObjectKey& key) {
+        Query q = query("DELETE FROM owner_refs WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
+        q.bindKey(1, key).run();
+    }
+
+    SqliteStore& s_;
+    int64_t revision_;
+};
+
+SqliteStore::SqliteStore(std::string path, SqliteStoreOptions options)
+    : TxnStore(options.store), path_(std::move(path)), options_(std::move(options)) {}
+
+SqliteStore::~SqliteStore() {
+    for (auto& [sql, s] : statements_) sqlite3_finalize(s);
+    if (db_) sqlite3_close_v2(db_);
+}
+
+SqliteOpenResult SqliteStore::open(const std::string& path, SqliteStoreOptions options) {
+    SqliteOpenResult result;
+    std::unique_ptr<SqliteStore> store(new SqliteStore(path, std::move(options)));
+    int rc = sqlite3_open_v2(path.c_str(), &store->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                             nullptr);
+    if (rc != SQLITE_OK) {
+        result.error = path + ": cannot open store: " + (store->db_ ? sqlite3_errmsg(store->db_) : sqlite3_errstr(rc));
+        return result;
+    }
+    try {
+        store->initialize();
+    } catch (const SqliteError& e) {
+        bool notDb = e.code == SQLITE_NOTADB || e.code == SQLITE_CORRUPT;
+        result.error = path + ": " + (notDb ? "not a store (file is not an SQLite database or is corrupt): " : "") + e.what();
+        return result;
+    } catch (const std::exception& e) {
+        result.error = path + ": " + e.what();
+        return result;
+    }
+    result.store = std::move(store);
+    return result;
+}
+
+void SqliteStore::exec(const char* sql) const {
+    char* err = nullptr;
+    int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+    if (rc != SQLITE_OK) {
+        std::string msg = err ? err : sqlite3_errstr(rc);
+        sqlite3_free(err);
+        throw SqliteError(rc, msg);
+    }
+}
+
+void SqliteStore::initialize() {
+    sqlite3_busy_timeout(db_, options_.busyTimeoutMs);
+    sqlite3_extended_result_codes(db_, 0);
+    // Switching to WAL needs a moment alone with the file; another process may be opening it too.
+    for (int attempt = 0;; ++attempt) {
+        try {
+            exec("PRAGMA journal_mode=WAL");
+            break;
+        } catch (const SqliteError& e) {
+            if (e.code != SQLITE_BUSY || attempt > 50) throw;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+    exec(options_.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+    exec("BEGIN IMMEDIATE");
+    try {
+        Query tables(db_, statement("SELECT count(*), sum(name = 'schema_version') FROM sqlite_master WHERE type = 'table'"));
+        tables.step();
+        int64_t count = tables.integer(0), hasVersion = tables.integer(1);
+        if (count == 0) {
+            exec(kSchema);
+            Query v(db_, statement("INSERT INTO schema_version(version) VALUES(?1)"));
+            v.bind(1, int64_t{kSchemaVersion}).run();
+        } else if (!hasVersion) {
+            throw std::runtime_error("not a trainer-operator store (an SQLite database without a schema_version table)");
+        } else {
+            Query v(db_, statement("SELECT max(version) FROM schema_version"));
+            int64_t version = v.step() ? v.integer(0) : 0;
+            if (version > kSchemaVersion || version < 1)
+                throw std::runtime_error("store schema version " + std::to_string(version) +
+                                         " is not supported by this binary (supports " + std::to_string(kSchemaVersion) +
+                                         ")");
+        }
+        exec("COMMIT");
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+}
+
+sqlite3_stmt* SqliteStore::statement(const std::string& sql) const {
+    if (auto it = statements_.find(sql); it != statements_.end()) return it->second;
+    sqlite3_stmt* s = nullptr;
+    int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+    if (rc != SQLITE_OK) raise(db_, rc, "sqlite prepare");
+    statements_.emplace(sql, s);
+    return s;
+}
+
+int64_t SqliteStore::metaValue(const char* key) const {
+    Query q(db_, statement("SELECT value FROM meta WHERE key=?1"));
+    q.bind(1, std::string_view(key));
+    return q.step() ? q.integer(0) : 0;
+}
+
+void SqliteStore::runWrite(const std::function<bool(StoreTxn&)>& body) {
+    std::lock_guard lock(mutex_);
+    for (int attempt = 0;; ++attempt) {
+        int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+        if (rc == SQLITE_BUSY && attempt < 20) continue;
+        if (rc != SQLITE_OK) raise(db_, rc, "begin transaction");
+        break;
+    }
+    try {
+        SqliteTxn txn(*this);
+        if (body(txn)) {
+            txn.compact(options_.keepChanges);
+            exec("COMMIT");
+        } else {
+            exec("ROLLBACK");
+        }
+    } catch (...) {
+        if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+}
+
+template <class F>
+auto SqliteStore::readGuarded(F&& f, decltype(f()) fallback) const -> decltype(f()) {
+    std::lock_guard lock(mutex_);
+    try {
+        lastError_.clear();
+        return f();
+    } catch (const std::exception& e) {
+        lastError_ = e.what();
+        return fallback;
+    }
+}
+
+std::optional<json::object> SqliteStore::get(const ObjectKey& key) const {
+    return readGuarded(
+        [&]() -> std::optional<json::object> {
+            Query q(db_, statement("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4"));
+            q.bindKey(1, key);
+            if (!q.step()) return std::nullopt;
+            return parseBody(q.text(0), key);
+        },
+        std::nullopt);
+}
+
+std::vector<json::object> SqliteStore::list(const std::string& apiVersion, const std::string& kind,
+                                            const std::optional<std::string>& ns) const {
+    return readGuarded(
+        [&] {
+            std::vector<json::object> out;
+            Query q(db_, statement(ns ? "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 "
+                                        "ORDER BY namespace, name"
+                                      : "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 ORDER BY namespace, name"));
+            q.bind(1, apiVersion).bind(2, kind);
+            if (ns) q.bind(3, *ns);
+            while (q.step()) out.push_back(parseBody(q.text(0), ObjectKey{apiVersion, kind, ns.value_or(""), ""}));
+            return out;
+        },
+        {});
+}
+
+std::vector<json::object> SqliteStore::listAll() const {
+    return readGuarded(
+        [&] {
+            std::vector<json::object> out;
+            Query q(db_, statement("SELECT body, api_version, kind, namespace, name FROM objects "
+                                   "ORDER BY api_version, kind, namespace, name"));
+            while (q.step()) out.push_back(parseBody(q.text(0), q.key(1)));
+            return out;
+        },
+        {});
+}
+
+std::vector<Change> SqliteStore::changesSince(int64_t revision, size_t limit) const {
+    return readGuarded(
+        [&] {
+            std::vector<Change> out;
+            Query q(db_, statement("SELECT revision, type, api_version, kind, namespace, name, body FROM changes "
+                                   "WHERE revision > ?1 ORDER BY revision LIMIT ?2"));
+            q.bind(1, revision).bind(2, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
+            while (q.step()) {
+                auto type = q.integer(1);
+                if (type < 0 || type > 2) throw std::runtime_error("corrupt change feed entry");
+                auto key = q.key(2);
+                out.push_back(Change{q.integer(0), static_cast<ChangeType>(type), key, parseBody(q.text(6), key)});
+            }
+            return out;
+        },
+        {});
+}
+
+int64_t SqliteStore::revision() const {
+    return readGuarded([&] { return metaValue("revision"); }, int64_t{0});
+}
+
+int64_t SqliteStore::compactedRevision() const {
+    return readGuarded([&] { return metaValue("compacted"); }, int64_t{0});
+}
+
+std::string SqliteStore::integrityCheck() const {
+    auto out = readGuarded(
+        [&] {
+            std::string lines;
+            Query q(db_, statement("PRAGMA integrity_check"));
+            while (q.step()) lines += (lines.empty() ? "" : "\n") + q.text(0);
+            return lines;
+        },
+        std::string());
+    return out.empty() ? "integrity check failed: " + lastError() : out;
+}
+
+std::string SqliteStore::lastError() const {
+    std::lock_guard lock(mutex_);
+    return lastError_;
+}
+
+}  // namespace trainer::core

@@ -1,0 +1,116 @@
+// The object store seam: Kubernetes objects with API-server semantics (uid, resourceVersion,
+// generation, status subresource, optimistic concurrency, owner-reference GC, a change feed).
+// Implemented by SqliteStore (the embedded store) and MemoryStore (the fake for tests).
+#pragma once
+
+#include "core/api/object_set.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer::core {
+
+// Outcome of a store call, named after the API server's status reasons.
+enum class StoreStatus { Ok, NotFound, AlreadyExists, Conflict, Invalid, Error };
+
+// "NotFound", "Conflict" ... for logs and messages.
+std::string_view toString(StoreStatus s);
+
+// A value result: status, an API-server-like message when not Ok, and the stored object when Ok.
+struct StoreResult {
+    StoreStatus status = StoreStatus::Ok;
+    std::string message;
+    json::object object;
+    bool ok() const { return status == StoreStatus::Ok; }
+};
+
+// What apply did, printed by the CLI as "<resource>/<name> created|configured|unchanged".
+enum class ApplyOutcome { Created, Configured, Unchanged };
+std::string_view toString(ApplyOutcome o);
+
+struct ApplyResult : StoreResult {
+    ApplyOutcome outcome = ApplyOutcome::Unchanged;
+};
+
+enum class ChangeType { Added, Modified, Deleted };
+// "ADDED", "MODIFIED", "DELETED" (watch event types).
+std::string_view toString(ChangeType t);
+
+// One entry of the change feed; `object` is the state after the change (before it, for Deleted).
+struct Change {
+    int64_t revision = 0;
+    ChangeType type = ChangeType::Added;
+    ObjectKey key;
+    json::object object;
+};
+
+// How the store treats one kind: its REST plural (for messages) and whether it has a status
+// subresource. Cluster-scoped kinds are simply stored with an empty namespace.
+struct ResourceInfo {
+    std::string plural;
+    bool statusSubresource = false;
+};
+
+// Kind table with defaults for built-in and trainer.kubeflow.org kinds; unknown kinds get a
+// derived plural and, when their group is a CRD group (contains a dot), a status subresource.
+class ResourceTable {
+public:
+    ResourceTable();
+    // Overrides or adds one kind (group "" for the core group).
+    void add(std::string group, std::string kind, ResourceInfo info);
+    ResourceInfo lookup(std::string_view apiVersion, std::string_view kind) const;
+    // "trainjobs.trainer.kubeflow.org" or "configmaps", as API-server messages name resources.
+    std::string qualifiedResource(std::string_view apiVersion, std::string_view kind) const;
+
+private:
+    std::vector<std::pair<std::pair<std::string, std::string>, ResourceInfo>> entries_;
+};
+
+// The group part of an apiVersion ("" for "v1").
+std::string_view groupOf(std::string_view apiVersion);
+
+// RFC 3339 UTC with seconds ("2024-05-01T12:00:00Z"), as metadata timestamps are written.
+std::string formatRfc3339(std::chrono::system_clock::time_point t);
+// Parses "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)"; nullopt when malformed.
+std::optional<std::chrono::system_clock::time_point> parseRfc3339(std::string_view s);
+
+// A random RFC 4122 version 4 UUID, lower-case.
+std::string newUuid();
+
+// The store seam. Every call returns a value; nothing throws across it. Thread-safe.
+class Store : public ClusterReader {
+public:
+    // Stores a new object, assigning uid, resourceVersion, generation 1 and creationTimestamp
+    // (metadata.generateName is honoured when name is empty). Status of status-subresource
+    // kinds is dropped. AlreadyExists when present; Invalid without apiVersion/kind/name.
+    virtual StoreResult create(const json::object& obj) = 0;
+    // Replaces the object (not its status, for status-subresource kinds). A non-empty
+    // metadata.resourceVersion must be current (else Conflict). Generation bumps only when
+    // something outside metadata/status changed; a no-op update writes nothing.
+    virtual StoreResult update(const json::object& obj) = 0;
+    // Replaces only .status (same concurrency rule as update).
+    virtual StoreResult updateStatus(const json::object& obj) = 0;
+    // Create-or-update like server-side apply: top-level fields of `obj` (and its labels,
+    // annotations, ownerReferences, finalizers) replace the stored ones; writes only when the
+    // content changed; records `fieldManager` in metadata.managedFields.
+    virtual ApplyResult apply(const json::object& obj, std::string_view fieldManager) = 0;
+    // Deletes the object and, in the same transaction, every object left without an existing
+    // owner by it (ownerReferences by uid), recursively. Returns the deleted object.
+    virtual StoreResult remove(const ObjectKey& key) = 0;
+    // Changes with revision > `revision`, oldest first, at most `limit`. Sees other processes'
+    // writes to the same store.
+    virtual std::vector<Change> changesSince(int64_t revision, size_t limit) const = 0;
+    // The newest revision (0 for an empty store).
+    virtual int64_t revision() const = 0;
+    // The oldest revision still in the feed minus one: a watcher behind it must re-list.
+    virtual int64_t compactedRevision() const = 0;
+    // Every object of every kind (for `get all`, dumps and tests), sorted by key.
+    virtual std::vector<json::object> listAll() const = 0;
+};
+
+}  // namespace trainer::core

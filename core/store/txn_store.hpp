@@ -1,0 +1,60 @@
+// The API-server semantics of the Store seam written once over a small set of transactional
+// primitives; SqliteStore and MemoryStore implement only the primitives.
+#pragma once
+
+#include "core/store/store.hpp"
+
+#include <functional>
+
+namespace trainer::core {
+
+// Options shared by every backend.
+struct StoreOptions {
+    ResourceTable resources;
+    // The time stamped into creationTimestamp and managedFields; system_clock::now when empty.
+    std::function<std::chrono::system_clock::time_point()> clock;
+};
+
+// Primitive operations inside one write transaction. Backends may throw std::exception on
+// storage failure; the transaction is then rolled back and the call returns StoreStatus::Error.
+class StoreTxn {
+public:
+    virtual ~StoreTxn() = default;
+    virtual std::optional<json::object> read(const ObjectKey& key) = 0;
+    // Inserts or replaces the object at `key`.
+    virtual void put(const ObjectKey& key, const json::object& obj) = 0;
+    virtual void erase(const ObjectKey& key) = 0;
+    // Keys of stored objects with an ownerReference to `ownerUid`.
+    virtual std::vector<ObjectKey> dependents(const std::string& ownerUid) = 0;
+    virtual bool uidExists(const std::string& uid) = 0;
+    // The newest revision, including changes recorded earlier in this transaction.
+    virtual int64_t revision() = 0;
+    // Appends to the change feed; change.revision becomes the newest revision.
+    virtual void record(const Change& change) = 0;
+};
+
+// Store whose writes are the shared logic run inside a backend transaction.
+class TxnStore : public Store {
+public:
+    StoreResult create(const json::object& obj) final;
+    StoreResult update(const json::object& obj) final;
+    StoreResult updateStatus(const json::object& obj) final;
+    ApplyResult apply(const json::object& obj, std::string_view fieldManager) final;
+    StoreResult remove(const ObjectKey& key) final;
+    const ResourceTable& resources() const { return options_.resources; }
+
+protected:
+    explicit TxnStore(StoreOptions options);
+    // Runs `body` in one atomic write transaction: committed when it returns true, rolled back
+    // when it returns false or throws (the exception is rethrown after the rollback).
+    virtual void runWrite(const std::function<bool(StoreTxn&)>& body) = 0;
+
+private:
+    template <class Result, class Body>
+    Result write(Body&& body);
+    std::chrono::system_clock::time_point now() const;
+
+    StoreOptions options_;
+};
+
+}  // namespace trainer::core
