@@ -1,0 +1,41 @@
+// The coscheduling pod-group backend (spec §5.4): labels every pod with
+// scheduling.x-k8s.io/pod-group=<job> and builds the scheduler-plugins PodGroup.
+#pragma once
+
+#include <trainer/plugin.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace trainer::plugins::coscheduling {
+
+namespace json = boost::json;
+
+inline constexpr const char* kPodGroupApiVersion = "scheduling.x-k8s.io/v1alpha1";
+inline constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
+inline constexpr int64_t kDefaultScheduleTimeoutSeconds = 60;
+
+// What a gang needs: Σ PodSet.count and Σ singlePodRequests × count (canonical quantities).
+struct PodGroupTotals {
+    int64_t minMember = 0;
+    json::object minResources;
+};
+
+// Sums the PodSets of `info`; reports bad counts or quantities through ctx.error (field
+// path "podSets[<name>]...") and returns nullopt then.
+std::optional<PodGroupTotals> sumPodSets(const sdk::Info& info, sdk::Context& ctx);
+
+// The PodGroup for `info`, or nullopt when nothing must be emitted (errors reported on ctx).
+std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& ctx);
+
+class Coscheduling : public sdk::Plugin, public sdk::EnforcePodGroupPolicy, public sdk::ComponentBuilder {
+public:
+    // Takes no configuration; unknown keys are reported as warnings.
+    Coscheduling(const json::object& config, sdk::Context& ctx);
+    static sdk::PluginMeta meta();
+
+    void enforcePodGroupPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) override;
+    void build(const sdk::Info& info, sdk::Objects& objects, sdk::Context& ctx) override;
+};
+
+}  // namespace trainer::plugins::coscheduling
