@@ -229,10 +229,10 @@ public:
         set(podSetPath(podSet) + "/volumes/" + pointerSegment(n), volume);
     }
     void setPodLabel(std::string_view key, std::string_view value) {
-        set("/scheduler/podLabels/" + pointerSegment(key), value);
+        set("/scheduler/podLabels/" + pointerSegment(key), json::string(value));
     }
     void setPodAnnotation(std::string_view key, std::string_view value) {
-        set("/scheduler/podAnnotations/" + pointerSegment(key), value);
+        set("/scheduler/podAnnotations/" + pointerSegment(key), json::string(value));
     }
 
 private:
