@@ -1,0 +1,497 @@
+#include "core/json/io.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <regex>
+#include <sstream>
+
+namespace trainer::core {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<std::string_view, 5> kNulls{"", "~", "null", "Null", "NULL"};
+// sigs.k8s.io/yaml decodes with go-yaml v2, which keeps YAML 1.1 booleans (the "Norway problem").
+constexpr std::array<std::string_view, 11> kTrues{"true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"};
+constexpr std::array<std::string_view, 11> kFalses{"false", "False", "FALSE", "n", "N", "no", "No", "NO", "off", "Off", "OFF"};
+
+bool oneOf(std::string_view s, auto const& table) { return std::find(table.begin(), table.end(), s) != table.end(); }
+
+// Integer per Go's strconv.ParseInt(s, 0, 64) after go-yaml removed underscores.
+std::optional<json::value> parseInteger(std::string_view text) {
+    std::string s;
+    for (char c : text)
+        if (c != '_') s += c;
+    if (s.empty()) return std::nullopt;
+    bool neg = false;
+    std::size_t i = 0;
+    if (s[0] == '+' || s[0] == '-') neg = s[0] == '-', i = 1;
+    int base = 10;
+    if (s.size() > i + 1 && s[i] == '0') {
+        char p = s[i + 1];
+        if (p == 'x' || p == 'X') base = 16, i += 2;
+        else if (p == 'o' || p == 'O') base = 8, i += 2;
+        else if (p == 'b' || p == 'B') base = 2, i += 2;
+        else base = 8, i += 1;
+    }
+    if (i >= s.size()) return std::nullopt;
+    std::uint64_t u = 0;
+    auto [ptr, ec] = std::from_chars(s.data() + i, s.data() + s.size(), u, base);
+    if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+    if (!neg) {
+        if (u <= static_cast<std::uint64_t>(INT64_MAX)) return json::value(static_cast<std::int64_t>(u));
+        return json::value(u);
+    }
+    if (u <= static_cast<std::uint64_t>(INT64_MAX)) return json::value(-static_cast<std::int64_t>(u));
+    if (u == static_cast<std::uint64_t>(INT64_MAX) + 1) return json::value(INT64_MIN);
+    return std::nullopt;
+}
+
+bool looksLikeFloat(std::string_view s) {
+    static const std::regex re(R"(^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$)");
+    return std::regex_match(s.begin(), s.end(), re);
+}
+
+std::string typeName(YAML::NodeType::value t) {
+    switch (t) {
+        case YAML::NodeType::Sequence: return "a list";
+        case YAML::NodeType::Map: return "a mapping";
+        case YAML::NodeType::Scalar: return "a scalar";
+        default: return "null";
+    }
+}
+
+std::string position(const YAML::Mark& m) {
+    return "line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1);
+}
+
+// yaml-cpp node to JSON; false + error on something JSON cannot hold (non-scalar key, duplicate key).
+bool convert(const YAML::Node& n, json::value& out, std::string& error) {
+    switch (n.Type()) {
+        case YAML::NodeType::Null:
+        case YAML::NodeType::Undefined:
+            out = nullptr;
+            return true;
+        case YAML::NodeType::Scalar: {
+            const std::string& tag = n.Tag();
+            if (tag == "!" || tag == "tag:yaml.org,2002:str") out = json::string(n.Scalar());
+            else if (tag == "?" || tag.starts_with("tag:yaml.org,2002:")) out = resolvePlainScalar(n.Scalar());
+            else out = json::string(n.Scalar());
+            return true;
+        }
+        case YAML::NodeType::Sequence: {
+            json::array arr;
+            arr.reserve(n.size());
+            for (auto const& item : n) {
+                json::value v;
+                if (!convert(item, v, error)) return false;
+                arr.push_back(std::move(v));
+            }
+            out = std::move(arr);
+            return true;
+        }
+        case YAML::NodeType::Map: {
+            json::object obj;
+            for (auto const& kv : n) {
+                if (!kv.first.IsScalar() && !kv.first.IsNull()) {
+                    error = position(kv.first.Mark()) + ": mapping key must be a scalar, got " + typeName(kv.first.Type());
+                    return false;
+                }
+                std::string key = kv.first.IsNull() ? std::string("null") : kv.first.Scalar();
+                if (obj.contains(key)) {
+                    error = position(kv.first.Mark()) + ": mapping key \"" + key + "\" already defined";
+                    return false;
+                }
+                json::value v;
+                if (!convert(kv.second, v, error)) return false;
+                obj.emplace(key, std::move(v));
+            }
+            out = std::move(obj);
+            return true;
+        }
+    }
+    out = nullptr;
+    return true;
+}
+
+std::string kindOfValue(const json::value& v) {
+    switch (v.kind()) {
+        case json::kind::array: return "a list";
+        case json::kind::string: return "a string";
+        case json::kind::bool_: return "a boolean";
+        case json::kind::null: return "null";
+        case json::kind::object: return "a mapping";
+        default: return "a number";
+    }
+}
+
+// Checks one object has apiVersion and kind; appends it or reports.
+void acceptObject(json::object obj, const std::string& origin, Diagnostics& d, std::vector<InputDocument>& out) {
+    bool good = true;
+    for (std::string_view field : {"apiVersion", "kind"}) {
+        auto it = obj.find(field);
+        if (it == obj.end() || (it->value().is_string() && it->value().as_string().empty())) {
+            d.errors.push_back(FieldError{std::string(field), "Required value", ErrorType::Required, origin});
+            good = false;
+        } else if (!it->value().is_string()) {
+            d.errors.push_back(FieldError{std::string(field), "must be a string, got " + kindOfValue(it->value()),
+                                          ErrorType::TypeInvalid, origin});
+            good = false;
+        }
+    }
+    if (good) out.push_back(InputDocument{std::move(obj), origin});
+}
+
+bool isListKind(const json::object& o) {
+    auto it = o.find("kind");
+    if (it == o.end() || !it->value().is_string()) return false;
+    std::string_view k = it->value().as_string();
+    return k == "List" || (k.ends_with("List") && o.contains("items"));
+}
+
+void acceptDocument(json::value doc, const std::string& origin, Diagnostics& d, std::vector<InputDocument>& out) {
+    if (doc.is_null()) return;
+    if (!doc.is_object()) {
+        d.errors.push_back(FieldError{"", "document is not a mapping (got " + kindOfValue(doc) + ")", ErrorType::Invalid, origin});
+        return;
+    }
+    json::object& obj = doc.as_object();
+    if (!isListKind(obj)) return acceptObject(std::move(obj), origin, d, out);
+    auto it = obj.find("items");
+    if (it == obj.end() || it->value().is_null()) return;
+    if (!it->value().is_array()) {
+        d.errors.push_back(FieldError{"items", "must be a list, got " + kindOfValue(it->value()), ErrorType::TypeInvalid, origin});
+        return;
+    }
+    json::array& items = it->value().as_array();
+    std::string base = origin.ends_with(")") ? origin.substr(0, origin.size() - 1) + ", " : origin + " (";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        std::string itemOrigin = base + "item " + std::to_string(i + 1) + ")";
+        if (!items[i].is_object()) {
+            d.errors.push_back(FieldError{"items[" + std::to_string(i) + "]",
+                                          "list item is not a mapping (got " + kindOfValue(items[i]) + ")",
+                                          ErrorType::Invalid, origin});
+            continue;
+        }
+        acceptObject(std::move(items[i].as_object()), itemOrigin, d, out);
+    }
+}
+
+bool readFile(const std::string& path, std::string& text, std::string& error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = std::strerror(errno);
+        return false;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) {
+        error = "read error";
+        return false;
+    }
+    text = ss.str();
+    return true;
+}
+
+void readOnePath(const std::string& path, Diagnostics& d, std::vector<InputDocument>& out) {
+    if (path == "-") {
+        std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+        d.append(parseInputText(text, "<stdin>", out));
+        return;
+    }
+    std::error_code ec;
+    auto st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+        d.errors.push_back(FieldError{"", "the path \"" + path + "\" does not exist", ErrorType::Invalid, path});
+        return;
+    }
+    if (fs::is_directory(st)) {
+        std::vector<std::string> files;
+        for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+            auto ext = it->path().extension().string();
+            if ((ext == ".yaml" || ext == ".yml" || ext == ".json") && !fs::is_directory(it->path(), ec))
+                files.push_back((fs::path(path) / it->path().filename()).string());
+        }
+        if (ec) {
+            d.errors.push_back(FieldError{"", "cannot list directory: " + ec.message(), ErrorType::Invalid, path});
+            return;
+        }
+        std::sort(files.begin(), files.end());
+        if (files.empty()) d.warnings.push_back(Warning{"", "directory has no .yaml, .yml or .json files", path});
+        for (auto const& f : files) readOnePath(f, d, out);
+        return;
+    }
+    std::string text, error;
+    if (!readFile(path, text, error)) {
+        d.errors.push_back(FieldError{"", "cannot read file: " + error, ErrorType::Invalid, path});
+        return;
+    }
+    d.append(parseInputText(text, path, out));
+}
+
+// ---- output ----
+
+void writeEscaped(std::string& out, std::string_view s) {
+    out += '"';
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                if (c < 0x20 || c == 0x7f) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += static_cast<char>(c);
+                }
+        }
+    }
+    out += '"';
+}
+
+void writeScalar(std::string& out, const json::value& v) {
+    switch (v.kind()) {
+        case json::kind::null: out += "null"; break;
+        case json::kind::bool_: out += v.get_bool() ? "true" : "false"; break;
+        case json::kind::int64: out += std::to_string(v.get_int64()); break;
+        case json::kind::uint64: out += std::to_string(v.get_uint64()); break;
+        case json::kind::double_: {
+            double d = v.get_double();
+            if (!std::isfinite(d)) {
+                out += "null";
+                break;
+            }
+            char buf[64];
+            auto r = std::to_chars(buf, buf + sizeof buf, d);
+            out.append(buf, r.ptr);
+            break;
+        }
+        case json::kind::string: writeEscaped(out, v.get_string()); break;
+        default: break;
+    }
+}
+
+void writeJson(std::string& out, const json::value& v, bool pretty, int indent) {
+    auto newline = [&](int ind) {
+        if (!pretty) return;
+        out += '\n';
+        out.append(static_cast<std::size_t>(ind), ' ');
+    };
+    if (v.is_object()) {
+        auto const& o = v.get_object();
+        if (o.empty()) return void(out += "{}");
+        out += '{';
+        bool first = true;
+        for (auto const& kv : o) {
+            if (!first) out += ',';
+            first = false;
+            newline(indent + 2);
+            writeEscaped(out, kv.key());
+            out += pretty ? ": " : ":";
+            writeJson(out, kv.value(), pretty, indent + 2);
+        }
+        newline(indent);
+        out += '}';
+    } else if (v.is_array()) {
+        auto const& a = v.get_array();
+        if (a.empty()) return void(out += "[]");
+        out += '[';
+        bool first = true;
+        for (auto const& x : a) {
+            if (!first) out += ',';
+            first = false;
+            newline(indent + 2);
+            writeJson(out, x, pretty, indent + 2);
+        }
+        newline(indent);
+        out += ']';
+    } else {
+        writeScalar(out, v);
+    }
+}
+
+// True when `s` may be written as a plain YAML scalar and reads back as the same string.
+bool plainSafe(std::string_view s) {
+    if (s.empty() || !resolvePlainScalar(s).is_string()) return false;
+    static const std::regex special(R"(^([-+]?\.(inf|Inf|INF|nan|NaN|NAN)|<<|=|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*)$)");
+    if (std::regex_match(s.begin(), s.end(), special)) return false;
+    unsigned char first = s.front();
+    if (std::strchr("?:,[]{}#&*!|>'\"%@`", first)) return false;
+    if (first == '-' && (s.size() == 1 || s[1] == ' ')) return false;
+    if (s.front() == ' ' || s.back() == ' ' || s.back() == ':') return false;
+    if (s.find(": ") != s.npos || s.find(" #") != s.npos) return false;
+    for (unsigned char c : s)
+        if (c < 0x20 || c == 0x7f) return false;
+    return true;
+}
+
+// Literal block scalars need content that survives re-indentation exactly.
+bool literalSafe(std::string_view s) {
+    if (s.find('\n') == s.npos || s.front() == ' ' || s.front() == '\n' || s.front() == '\t') return false;
+    for (unsigned char c : s)
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;
+    return s.find_first_not_of('\n') != s.npos;
+}
+
+std::string yamlScalar(const json::value& v) {
+    if (v.is_object()) return "{}";
+    if (v.is_array()) return "[]";
+    std::string out;
+    if (v.is_string() && plainSafe(v.get_string())) out = v.get_string();
+    else writeScalar(out, v);
+    return out;
+}
+
+bool isEmptyCollection(const json::value& v) {
+    return (v.is_object() && v.get_object().empty()) || (v.is_array() && v.get_array().empty());
+}
+
+std::string yamlBlock(const json::value& v, int indent);
+
+// The text after "key:" or "-": " scalar\n", " |-\n<block>", or "\n<nested block>".
+std::string yamlAfterIndicator(const json::value& v, int indent, bool inList) {
+    if (v.is_string() && literalSafe(v.get_string())) {
+        std::string_view s = v.get_string();
+        std::size_t trailing = s.size() - (s.find_last_not_of('\n') + 1);
+        std::string out = trailing == 0 ? " |-\n" : trailing == 1 ? " |\n" : " |+\n";
+        std::string_view body = s.substr(0, s.size() - std::min<std::size_t>(trailing, 1));
+        std::size_t pos = 0;
+        while (pos <= body.size()) {
+            std::size_t nl = body.find('\n', pos);
+            std::string_view line = body.substr(pos, nl == body.npos ? body.npos : nl - pos);
+            if (!line.empty()) out.append(static_cast<std::size_t>(indent + 2), ' ');
+            out += line;
+            out += '\n';
+            if (nl == body.npos) break;
+            pos = nl + 1;
+        }
+        return out;
+    }
+    if (v.is_object() && !isEmptyCollection(v)) return "\n" + yamlBlock(v, indent + 2);
+    if (v.is_array() && !isEmptyCollection(v)) return "\n" + yamlBlock(v, inList ? indent + 2 : indent);
+    return " " + yamlScalar(v) + "\n";
+}
+
+std::string yamlBlock(const json::value& v, int indent) {
+    std::string pad(static_cast<std::size_t>(indent), ' ');
+    std::string out;
+    if (v.is_object() && !isEmptyCollection(v)) {
+        for (auto const& kv : v.get_object()) {
+            out += pad;
+            out += yamlScalar(json::value(kv.key()));
+            out += ':';
+            out += yamlAfterIndicator(kv.value(), indent, false);
+        }
+    } else if (v.is_array() && !isEmptyCollection(v)) {
+        for (auto const& item : v.get_array()) {
+            if (!isEmptyCollection(item) && (item.is_object() || item.is_array())) {
+                std::string sub = yamlBlock(item, indent + 2);
+                out += pad + "- " + sub.substr(static_cast<std::size_t>(indent + 2));
+            } else {
+                out += pad + "-" + yamlAfterIndicator(item, indent, true);
+            }
+        }
+    } else {
+        std::string rest = yamlAfterIndicator(v, indent, false);
+        out += rest.substr(1);  // drop the space that follows an indicator
+    }
+    return out;
+}
+
+}  // namespace
+
+json::value resolvePlainScalar(std::string_view s) {
+    if (oneOf(s, kNulls)) return nullptr;
+    if (oneOf(s, kTrues)) return true;
+    if (oneOf(s, kFalses)) return false;
+    if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.')) {
+        if (auto i = parseInteger(s)) return *i;
+        if (looksLikeFloat(s)) {
+            double d = 0;
+            auto [ptr, ec] = std::from_chars(s.data() + (s[0] == '+' ? 1 : 0), s.data() + s.size(), d);
+            if (ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(d)) return d;
+        }
+    }
+    return json::string(s);
+}
+
+bool parseYaml(std::string_view text, std::vector<json::value>& docs, std::string& error) {
+    std::vector<YAML::Node> nodes;
+    try {
+        nodes = YAML::LoadAll(std::string(text));
+    } catch (const YAML::ParserException& e) {
+        error = position(e.mark) + ": " + e.msg;
+        return false;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+    try {
+        for (auto const& n : nodes) {
+            json::value v;
+            if (!convert(n, v, error)) return false;
+            docs.push_back(std::move(v));
+        }
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+    return true;
+}
+
+Diagnostics parseInputText(std::string_view text, const std::string& fileName, std::vector<InputDocument>& out) {
+    Diagnostics d;
+    auto first = text.find_first_not_of(" \t\r\n");
+    if (first != text.npos && (text[first] == '{' || text[first] == '[')) {
+        boost::system::error_code ec;
+        json::value v = json::parse(json::string_view(text.data(), text.size()), ec);
+        if (!ec) {
+            acceptDocument(std::move(v), fileName, d, out);
+            return d;
+        }
+        // Not strict JSON: YAML is a superset and reports line and column.
+    }
+    std::vector<json::value> docs;
+    std::string error;
+    if (!parseYaml(text, docs, error)) {
+        d.errors.push_back(FieldError{"", "malformed YAML: " + error, ErrorType::Invalid, fileName});
+        return d;
+    }
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+        std::string origin = docs.size() > 1 ? fileName + " (document " + std::to_string(i + 1) + ")" : fileName;
+        acceptDocument(std::move(docs[i]), origin, d, out);
+    }
+    return d;
+}
+
+Diagnostics readInputs(const std::vector<std::string>& paths, std::vector<InputDocument>& out) {
+    Diagnostics d;
+    for (auto const& p : paths) readOnePath(p, d, out);
+    return d;
+}
+
+std::string toJson(const json::value& v, bool pretty) {
+    std::string out;
+    writeJson(out, v, pretty, 0);
+    return out;
+}
+
+std::string toYaml(const json::value& v) { return yamlBlock(v, 0); }
+
+}  // namespace trainer::core

@@ -1,0 +1,295 @@
+#define BOOST_TEST_MODULE test_json_io
+#include <boost/test/unit_test.hpp>
+
+#include "core/json/io.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace trainer::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch directory removed at the end of each test.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        path = fs::temp_directory_path() / ("trainer-io-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+        fs::remove_all(path, ec);
+    }
+    std::string write(const std::string& name, const std::string& text) const {
+        auto p = path / name;
+        std::ofstream(p) << text;
+        return p.string();
+    }
+    static int& counter() {
+        static int c = 0;
+        return c;
+    }
+};
+
+json::value parseOne(const std::string& yaml) {
+    std::vector<json::value> docs;
+    std::string error;
+    BOOST_REQUIRE_MESSAGE(parseYaml(yaml, docs, error), error);
+    BOOST_REQUIRE_EQUAL(docs.size(), 1u);
+    return docs[0];
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(plain_scalars_follow_kubernetes_semantics) {
+    struct Case {
+        std::string yaml;
+        json::value expected;
+    };
+    const std::vector<Case> cases = {
+        {"v: 123", json::value(123)},
+        {"v: -7", json::value(-7)},
+        {"v: 1.5", json::value(1.5)},
+        {"v: 1e3", json::value(1000.0)},
+        {"v: 0x1F", json::value(31)},
+        {"v: 0755", json::value(493)},
+        {"v: true", json::value(true)},
+        {"v: False", json::value(false)},
+        {"v: yes", json::value(true)},
+        {"v: off", json::value(false)},
+        {"v: null", json::value(nullptr)},
+        {"v: ~", json::value(nullptr)},
+        {"v:", json::value(nullptr)},
+        {"v: \"123\"", json::value("123")},
+        {"v: '1.5'", json::value("1.5")},
+        {"v: 'true'", json::value("true")},
+        {"v: \"null\"", json::value("null")},
+        {"v: 2Gi", json::value("2Gi")},
+        {"v: 500m", json::value("500m")},
+        {"v: 2024-01-01T00:00:00Z", json::value("2024-01-01T00:00:00Z")},
+        {"v: 18446744073709551615", json::value(18446744073709551615ull)},
+        {"v: !!str 5", json::value("5")},
+        {"v: |\n  a\n  b\n", json::value("a\nb\n")},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.yaml) {
+            auto v = parseOne(c.yaml);
+            BOOST_TEST(v.as_object().at("v") == c.expected);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(map_key_order_is_kept) {
+    auto v = parseOne("z: 1\na: 2\nm: 3\n");
+    std::vector<std::string> keys;
+    for (auto const& kv : v.as_object()) keys.emplace_back(kv.key());
+    BOOST_TEST(keys == (std::vector<std::string>{"z", "a", "m"}), boost::test_tools::per_element());
+    BOOST_TEST(toJson(v) == R"({"z":1,"a":2,"m":3})");
+}
+
+BOOST_AUTO_TEST_CASE(multi_document_yaml_skips_empty_documents) {
+    std::vector<InputDocument> out;
+    auto d = parseInputText("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n---\n# only a comment\n---\n"
+                            "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n",
+                            "f.yaml", out);
+    BOOST_TEST(d.ok());
+    BOOST_REQUIRE_EQUAL(out.size(), 2u);
+    BOOST_TEST(out[0].object.at("kind").as_string() == "ConfigMap");
+    BOOST_TEST(out[1].object.at("kind").as_string() == "Secret");
+    BOOST_TEST(out[0].origin.starts_with("f.yaml (document "));
+    BOOST_TEST(out[1].origin == "f.yaml (document 4)");
+}
+
+BOOST_AUTO_TEST_CASE(list_items_are_flattened) {
+    for (std::string kind : {"List", "ConfigMapList"}) {
+        std::vector<InputDocument> out;
+        auto d = parseInputText("apiVersion: v1\nkind: " + kind +
+                                    "\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+                                    "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n",
+                                "l.yaml", out);
+        BOOST_TEST(d.ok());
+        BOOST_REQUIRE_EQUAL(out.size(), 2u);
+        BOOST_TEST(out[1].object.at("metadata").at("name").as_string() == "b");
+        BOOST_TEST(out[1].origin == "l.yaml (item 2)");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(json_input_and_json_list) {
+    std::vector<InputDocument> out;
+    auto d = parseInputText(R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"n":1.0}}]})",
+                            "a.json", out);
+    BOOST_TEST(d.ok());
+    BOOST_REQUIRE_EQUAL(out.size(), 1u);
+    BOOST_TEST(out[0].object.at("kind").as_string() == "Secret");
+    BOOST_TEST(out[0].origin == "a.json (item 1)");
+}
+
+BOOST_AUTO_TEST_CASE(directory_reads_yaml_yml_json_sorted_not_recursive) {
+    TempDir t;
+    t.write("b.yml", "apiVersion: v1\nkind: B\n");
+    t.write("a.yaml", "apiVersion: v1\nkind: A\n");
+    t.write("c.json", R"({"apiVersion":"v1","kind":"C"})");
+    t.write("notes.txt", "not: read\n");
+    fs::create_directories(t.path / "sub");
+    t.write("sub/d.yaml", "apiVersion: v1\nkind: D\n");
+    std::vector<InputDocument> out;
+    auto d = readInputs({t.path.string()}, out);
+    BOOST_TEST(d.ok());
+    BOOST_REQUIRE_EQUAL(out.size(), 3u);
+    BOOST_TEST(out[0].object.at("kind").as_string() == "A");
+    BOOST_TEST(out[1].object.at("kind").as_string() == "B");
+    BOOST_TEST(out[2].object.at("kind").as_string() == "C");
+    BOOST_TEST(out[0].origin == (t.path / "a.yaml").string());
+}
+
+BOOST_AUTO_TEST_CASE(error_paths_name_the_file_and_never_throw) {
+    TempDir t;
+    struct Case {
+        std::string name, text, path, messagePart;
+    };
+    const std::vector<Case> cases = {
+        {"malformed.yaml", "apiVersion: v1\nkind: [unclosed\n", "", "malformed YAML: line 3, column 1"},
+        {"bad-indent.yaml", "a:\n  b: 1\n c: 2\n", "", "malformed YAML: line "},
+        {"scalar.yaml", "just a string\n", "", "document is not a mapping (got a string)"},
+        {"array.json", "[1, 2]", "", "document is not a mapping (got a list)"},
+        {"nokind.yaml", "apiVersion: v1\nmetadata: {name: x}\n", "kind", "Required value"},
+        {"noapi.yaml", "kind: Secret\n", "apiVersion", "Required value"},
+        {"numkind.yaml", "apiVersion: v1\nkind: 5\n", "kind", "must be a string, got a number"},
+        {"dupkey.yaml", "apiVersion: v1\nkind: A\nkind: B\n", "", "mapping key \"kind\" already defined"},
+        {"baditems.yaml", "apiVersion: v1\nkind: List\nitems: 3\n", "items", "must be a list"},
+        {"baditem.yaml", "apiVersion: v1\nkind: List\nitems: [1]\n", "items[0]", "list item is not a mapping"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            auto file = t.write(c.name, c.text);
+            std::vector<InputDocument> out;
+            Diagnostics d;
+            BOOST_CHECK_NO_THROW(d = readInputs({file}, out));
+            BOOST_REQUIRE_EQUAL(d.errors.size(), 1u);
+            BOOST_TEST(d.errors[0].origin == file);
+            BOOST_TEST(d.errors[0].path == c.path);
+            BOOST_TEST(d.errors[0].message.find(c.messagePart) != std::string::npos, d.errors[0].message);
+            BOOST_TEST(out.empty());
+        }
+    }
+    // Missing file.
+    std::vector<InputDocument> out;
+    auto missing = (t.path / "nope.yaml").string();
+    auto d = readInputs({missing}, out);
+    BOOST_REQUIRE_EQUAL(d.errors.size(), 1u);
+    BOOST_TEST(d.errors[0].origin == missing);
+    BOOST_TEST(d.errors[0].message == "the path \"" + missing + "\" does not exist");
+    // Unreadable file (root can read anything, so only check when permissions bite).
+    auto locked = t.write("locked.yaml", "apiVersion: v1\nkind: A\n");
+    fs::permissions(locked, fs::perms::none);
+    if (::access(locked.c_str(), R_OK) != 0) {
+        out.clear();
+        d = readInputs({locked}, out);
+        BOOST_REQUIRE_EQUAL(d.errors.size(), 1u);
+        BOOST_TEST(d.errors[0].message.starts_with("cannot read file: "));
+        BOOST_TEST(d.errors[0].origin == locked);
+    }
+    // A directory we cannot read: passing a directory path as "file" via readInputs on a
+    // non-existent nested path still reports, never throws.
+    out.clear();
+    d = readInputs({(t.path / "missing-dir" / "x.yaml").string()}, out);
+    BOOST_TEST(d.errors.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(errors_in_one_document_keep_the_others) {
+    std::vector<InputDocument> out;
+    auto d = parseInputText("apiVersion: v1\nkind: A\n---\n- 1\n---\napiVersion: v1\nkind: C\n", "m.yaml", out);
+    BOOST_REQUIRE_EQUAL(d.errors.size(), 1u);
+    BOOST_TEST(d.errors[0].origin == "m.yaml (document 2)");
+    BOOST_TEST(out.size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(pretty_json_uses_two_space_indent) {
+    auto v = json::parse(R"({"a":[1,{"b":"x\n"}],"e":{},"l":[],"d":1.5})");
+    BOOST_TEST(toJson(v, true) == "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\\n\"\n    }\n  ],\n  \"e\": {},\n  \"l\": [],\n  \"d\": 1.5\n}");
+    BOOST_TEST(toJson(v, false) == R"({"a":[1,{"b":"x\n"}],"e":{},"l":[],"d":1.5})");
+}
+
+BOOST_AUTO_TEST_CASE(yaml_output_quotes_ambiguous_strings) {
+    struct Case {
+        json::value value;
+        std::string yaml;
+    };
+    const std::vector<Case> cases = {
+        {json::value("123"), "v: \"123\"\n"},
+        {json::value("1.5"), "v: \"1.5\"\n"},
+        {json::value("true"), "v: \"true\"\n"},
+        {json::value("yes"), "v: \"yes\"\n"},
+        {json::value("null"), "v: \"null\"\n"},
+        {json::value(""), "v: \"\"\n"},
+        {json::value("a: b"), "v: \"a: b\"\n"},
+        {json::value("-De"), "v: -De\n"},
+        {json::value("- x"), "v: \"- x\"\n"},
+        {json::value("#x"), "v: \"#x\"\n"},
+        {json::value("2024-01-01T00:00:00Z"), "v: \"2024-01-01T00:00:00Z\"\n"},
+        {json::value("hello world"), "v: hello world\n"},
+        {json::value(42), "v: 42\n"},
+        {json::value(nullptr), "v: null\n"},
+        {json::value("line1\nline2\n"), "v: |\n  line1\n  line2\n"},
+        {json::value("line1\nline2"), "v: |-\n  line1\n  line2\n"},
+    };
+    for (auto const& c : cases) {
+        json::object o;
+        o["v"] = c.value;
+        BOOST_TEST(toYaml(o) == c.yaml);
+    }
+    auto nested = json::parse(R"({"spec":{"containers":[{"name":"node","args":["-c","x"]}],"empty":{},"none":[]}})");
+    BOOST_TEST(toYaml(nested) ==
+               "spec:\n  containers:\n  - name: node\n    args:\n    - -c\n    - x\n  empty: {}\n  none: []\n");
+}
+
+BOOST_AUTO_TEST_CASE(round_trip_yaml_json_yaml_json) {
+    const std::string yaml = R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: rt
+  labels: {a: "1", b: 'true', c: "null", d: "0x10", e: "1e3", f: "~", g: "2.0", h: "-", i: "on"}
+spec:
+  trainer:
+    numNodes: 3
+    ratio: 0.25
+    command:
+    - python3
+    - -c
+    - |
+      import os
+      print("x: y")  # not a comment
+    - "  leading spaces"
+    - "trailing\n\n\n"
+    - "tab\there"
+    - "quote\"s and 'single'"
+    - "ünïcödé"
+    - "C:\\path"
+    nested: [[1, 2], [], {}, [{k: v}]]
+    "key with: colon": 1
+    "123": numeric key
+)";
+    auto first = parseOne(yaml);
+    auto json1 = toJson(first);
+    auto yaml2 = toYaml(json::parse(json1));
+    auto second = parseOne(yaml2);
+    BOOST_TEST(toJson(second) == json1, yaml2);
+    BOOST_TEST(second == first);
+    // And the pretty form parses back to the same value.
+    BOOST_TEST(json::parse(toJson(first, true)) == first);
+}
+
+BOOST_AUTO_TEST_CASE(reference_examples_read_cleanly) {
+    std::vector<InputDocument> out;
+    auto d = readInputs({std::string(TRAINER_SHARED_DIR) + "/reference/examples", std::string(TRAINER_SHARED_DIR) + "/reference/runtimes"}, out);
+    BOOST_TEST(d.ok());
+    BOOST_TEST(out.size() == 5u);
+    for (auto const& doc : out) {
+        auto again = parseOne(toYaml(doc.object));
+        BOOST_TEST(again == json::value(doc.object), doc.origin);
+    }
+}
