@@ -1,0 +1,3 @@
+#include "jobset.hpp"
+
+TRAINER_PLUGIN(trainer::plugins::jobset::JobSet)

@@ -1,0 +1,42 @@
+// The JobSet plugin (upstream jobset.go + builder.go, spec §4.4, §5.5): admission checks,
+// pod endpoints and parallelism, the JobSet object, and TrainJob status from the JobSet.
+#pragma once
+
+#include <trainer/plugin.hpp>
+
+#include <optional>
+#include <string_view>
+
+namespace trainer::plugins::jobset {
+
+namespace json = boost::json;
+
+inline constexpr std::string_view kApiVersion = "jobset.x-k8s.io/v1alpha2";
+inline constexpr std::string_view kKind = "JobSet";
+
+// Owns kind JobSet; implements CustomValidation, PreComponentBuilder, ComponentBuilder,
+// TrainJobStatus and watches owned JobSets.
+class JobSet : public sdk::Plugin,
+               public sdk::CustomValidation,
+               public sdk::PreComponentBuilder,
+               public sdk::ComponentBuilder,
+               public sdk::TrainJobStatus {
+public:
+    JobSet(const json::object& config, sdk::Context& ctx);
+    static sdk::PluginMeta meta();
+
+    // Initializer, runtimePatches and update rules (spec §5.5 Validate).
+    void validate(const sdk::Info& info, sdk::Context& ctx) override;
+    // Endpoints into /podSets/<n>/endpoints; parallelism = completions = count.
+    void preBuild(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) override;
+    // The JobSet, or nothing when an unsuspended JobSet exists for an unsuspended TrainJob.
+    void build(const sdk::Info& info, sdk::Objects& objects, sdk::Context& ctx) override;
+    // The TrainJob's new status from its JobSet; nullopt for "no change".
+    std::optional<json::object> status(const json::object& trainJob, sdk::Context& ctx) override;
+};
+
+// The JobSet object for `info` (spec §5.5 Build steps 2-8), without the skip rule.
+// nullopt after ctx.error when Info and the template disagree.
+std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx);
+
+}  // namespace trainer::plugins::jobset

@@ -1,0 +1,3 @@
+#include "plainml.hpp"
+
+TRAINER_PLUGIN(trainer::plugins::plainml::PlainML)
