@@ -1,0 +1,369 @@
+#include "core/server/http.hpp"
+
+#include "core/log/log.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <mutex>
+
+namespace trainer::core::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+constexpr std::size_t kHeaderLimit = 16 * 1024;
+constexpr std::size_t kDrainLimit = 8u << 20;
+constexpr std::chrono::milliseconds kDrainTime{1000};
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+// Parser errors that deserve an answer (the rest: the client went away or timed out).
+struct ParseErrorStatus {
+    http::error error;
+    unsigned status;
+    std::string_view message;
+};
+constexpr std::array<ParseErrorStatus, 3> kParseErrorStatus{{
+    {http::error::body_limit, 413, "request body too large"},
+    {http::error::header_limit, 431, "request header fields too large"},
+    {http::error::buffer_overflow, 431, "request header fields too large"},
+}};
+// Errors that mean the peer closed or stalled: no answer, just close.
+constexpr std::array<http::error, 3> kSilentHttpErrors{
+    http::error::end_of_stream, http::error::partial_message, http::error::need_more};
+
+// The status for a failed read, or 0 to close without answering.
+unsigned statusForReadError(const beast::error_code& ec, std::string& message) {
+    for (const auto& e : kParseErrorStatus)
+        if (ec == e.error) {
+            message = e.message;
+            return e.status;
+        }
+    for (auto e : kSilentHttpErrors)
+        if (ec == e) return 0;
+    if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
+        message = "malformed HTTP request: " + ec.message();
+        return 400;
+    }
+    return 0;
+}
+
+Response plainError(unsigned status, std::string message) {
+    Response r;
+    r.status = status;
+    r.body = std::move(message) + "\n";
+    return r;
+}
+
+}  // namespace
+
+std::string Request::header(std::string_view name) const {
+    auto want = lower(name);
+    for (const auto& [k, v] : headers)
+        if (k == want) return v;
+    return {};
+}
+
+std::optional<BindAddress> parseBindAddress(std::string_view text, std::string& error) {
+    BindAddress out;
+    if (text == "0") {
+        out.disabled = true;
+        return out;
+    }
+    auto colon = text.rfind(':');
+    if (colon == std::string_view::npos) {
+        error = "bind address \"" + std::string(text) + "\" must be [host]:port or 0";
+        return std::nullopt;
+    }
+    std::string_view host = text.substr(0, colon);
+    std::string_view port = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    unsigned value = 0;
+    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value > 65535) {
+        error = "bind address \"" + std::string(text) + "\": invalid port \"" + std::string(port) + "\"";
+        return std::nullopt;
+    }
+    out.host = std::string(host);
+    out.port = static_cast<unsigned short>(value);
+    return out;
+}
+
+// One accepted connection; the registry holds it weakly so stop() can close it.
+struct Connection {
+    explicit Connection(tcp::socket s) : stream(std::move(s)) {}
+    beast::tcp_stream stream;
+    void close() {
+        beast::error_code ec;
+        stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+        stream.socket().close(ec);
+    }
+};
+
+struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
+    Impl(asio::io_context& io, ServerOptions o, std::vector<Route> r)
+        : io(io), opts(std::move(o)), routes(std::move(r)), acceptor(asio::make_strand(io)),
+          logger("http", {{"server", opts.name}}) {}
+
+    asio::io_context& io;
+    ServerOptions opts;
+    std::vector<Route> routes;
+    tcp::acceptor acceptor;
+    log::Logger logger;
+    std::atomic<bool> stopped{false};
+    std::atomic<bool> isListening{false};
+    std::atomic<unsigned short> boundPort{0};
+    std::mutex mu;
+    uint64_t nextId = 0;
+    std::map<uint64_t, std::weak_ptr<Connection>> connections;
+
+    Response dispatch(const Request& req) const {
+        std::string allowed;
+        for (const auto& r : routes) {
+            if (r.path != req.path) continue;
+            if (r.method == req.method) {
+                try {
+                    return r.handler(req);
+                } catch (const std::exception& e) {
+                    logger.error("handler failed", {{"path", req.path}, {"error", e.what()}});
+                } catch (...) {
+                    logger.error("handler failed", {{"path", req.path}});
+                }
+                return plainError(500, "internal error");
+            }
+            allowed += (allowed.empty() ? "" : ", ") + r.method;
+        }
+        if (allowed.empty()) return plainError(404, "404 page not found");
+        auto res = plainError(405, "method " + req.method + " not allowed");
+        res.headers.emplace_back("Allow", allowed);
+        return res;
+    }
+
+    template <class Stream>
+    asio::awaitable<beast::error_code> write(Stream& s, Connection& c, const Response& r, unsigned version,
+                                             bool keepAlive) {
+        http::response<http::string_body> res{static_cast<http::status>(r.status), version};
+        res.set(http::field::server, "trainer-operator");
+        res.set(http::field::content_type, r.contentType);
+        for (const auto& [k, v] : r.headers) res.set(k, v);
+        res.body() = r.body;
+        res.keep_alive(keepAlive);
+        res.prepare_payload();
+        c.stream.expires_after(opts.bodyTimeout);
+        auto [ec, n] = co_await http::async_write(s, res, kTuple);
+        co_return ec;
+    }
+
+    // Answers an unreadable request, then reads and discards what the client still sends so it
+    // sees the answer instead of a reset.
+    template <class Stream>
+    asio::awaitable<void> refuse(Stream& s, Connection& c, unsigned status, std::string message, bool plain) {
+        co_await write(s, c, plainError(status, std::move(message)), 11, false);
+        beast::error_code ec;
+        if (plain) c.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+        c.stream.expires_after(kDrainTime);
+        std::array<char, 16384> sink{};
+        for (std::size_t total = 0; total < kDrainLimit;) {
+            auto [rec, n] = co_await s.async_read_some(asio::buffer(sink), kTuple);
+            if (rec) break;
+            total += n;
+        }
+    }
+
+    template <class Stream>
+    asio::awaitable<void> serve(Stream& s, Connection& c, bool plain) {
+        beast::flat_buffer buffer;
+        for (;;) {
+            http::request_parser<http::string_body> parser;
+            parser.body_limit(opts.bodyLimit);
+            parser.header_limit(kHeaderLimit);
+            c.stream.expires_after(opts.headerTimeout);
+            auto [hec, hn] = co_await http::async_read_header(s, buffer, parser, kTuple);
+            std::string message;
+            if (hec) {
+                if (unsigned status = statusForReadError(hec, message)) {
+                    logger.debug("refused request", {{"status", status}, {"reason", message}});
+                    co_await refuse(s, c, status, message, plain);
+                }
+                co_return;
+            }
+            if (lower(parser.get()[http::field::expect]) == "100-continue" && !parser.is_done()) {
+                http::response<http::empty_body> cont{http::status::continue_, 11};
+                c.stream.expires_after(opts.bodyTimeout);
+                auto [cec, cn] = co_await http::async_write(s, cont, kTuple);
+                if (cec) co_return;
+            }
+            c.stream.expires_after(opts.bodyTimeout);
+            auto [bec, bn] = co_await http::async_read(s, buffer, parser, kTuple);
+            if (bec) {
+                if (unsigned status = statusForReadError(bec, message)) {
+                    logger.debug("refused request", {{"status", status}, {"reason", message}});
+                    co_await refuse(s, c, status, message, plain);
+                }
+                co_return;
+            }
+            auto msg = parser.release();
+            Request req;
+            req.method = std::string(msg.method_string());
+            std::string_view target = msg.target();
+            auto q = target.find('?');
+            req.path = std::string(target.substr(0, q));
+            if (q != std::string_view::npos) req.query = std::string(target.substr(q + 1));
+            for (const auto& f : msg) req.headers.emplace_back(lower(f.name_string()), std::string(f.value()));
+            req.body = std::move(msg.body());
+            beast::error_code rec;
+            auto ep = c.stream.socket().remote_endpoint(rec);
+            if (!rec) req.remote = ep.address().to_string() + ":" + std::to_string(ep.port());
+            if (stopped) co_return;
+            Response res = dispatch(req);
+            bool keepAlive = msg.keep_alive() && !stopped;
+            auto wec = co_await write(s, c, res, msg.version(), keepAlive);
+            if (wec || !keepAlive) co_return;
+        }
+    }
+
+    asio::awaitable<void> session(std::shared_ptr<Connection> c) {
+        auto self = shared_from_this();
+        try {
+            if (opts.tls) {
+                auto ctx = opts.tls();
+                if (!ctx) {
+                    logger.error("no TLS certificate available; closing connection");
+                } else {
+                    asio::ssl::stream<beast::tcp_stream&> tls(c->stream, *ctx);
+                    c->stream.expires_after(opts.headerTimeout);
+                    auto [ec] = co_await tls.async_handshake(asio::ssl::stream_base::server, kTuple);
+                    if (ec) {
+                        logger.debug("TLS handshake failed", {{"error", ec.message()}});
+                    } else {
+                        co_await serve(tls, *c, false);
+                        c->stream.expires_after(kDrainTime);
+                        co_await tls.async_shutdown(kTuple);
+                    }
+                }
+            } else {
+                co_await serve(c->stream, *c, true);
+            }
+        } catch (const std::exception& e) {
+            logger.error("connection failed", {{"error", e.what()}});
+        } catch (...) {
+            logger.error("connection failed");
+        }
+        c->close();
+    }
+
+    asio::awaitable<void> acceptLoop() {
+        auto self = shared_from_this();
+        asio::steady_timer backoff(acceptor.get_executor());
+        while (!stopped) {
+            auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(io), kTuple);
+            if (stopped || ec == asio::error::operation_aborted) break;
+            if (ec) {  // e.g. out of file descriptors: wait a little and keep serving
+                logger.error("accept failed", {{"error", ec.message()}});
+                backoff.expires_after(std::chrono::milliseconds(50));
+                co_await backoff.async_wait(kTuple);
+                continue;
+            }
+            auto c = std::make_shared<Connection>(std::move(socket));
+            {
+                std::lock_guard lock(mu);
+                std::erase_if(connections, [](const auto& kv) { return kv.second.expired(); });
+                connections.emplace(nextId++, c);
+            }
+            asio::co_spawn(c->stream.get_executor(), session(c), asio::detached);
+        }
+        isListening = false;
+    }
+
+    std::string start() {
+        std::string error;
+        auto bind = parseBindAddress(opts.bindAddress, error);
+        if (!bind) return error;
+        if (bind->disabled) return {};
+        try {
+            tcp::endpoint ep;
+            if (bind->host.empty()) {
+                ep = tcp::endpoint(tcp::v6(), bind->port);
+            } else {
+                tcp::resolver resolver(io);
+                auto results = resolver.resolve(bind->host, std::to_string(bind->port),
+                                                tcp::resolver::passive | tcp::resolver::numeric_service);
+                if (results.empty()) return "cannot resolve \"" + bind->host + "\"";
+                ep = results.begin()->endpoint();
+            }
+            beast::error_code ec;
+            acceptor.open(ep.protocol(), ec);
+            if (ec && bind->host.empty()) {  // no IPv6: all IPv4 interfaces
+                ep = tcp::endpoint(tcp::v4(), bind->port);
+                ec = {};
+                acceptor.open(ep.protocol(), ec);
+            }
+            if (ec) return "listen on " + opts.bindAddress + ": " + ec.message();
+            if (ep.protocol() == tcp::v6() && bind->host.empty()) acceptor.set_option(asio::ip::v6_only(false), ec);
+            acceptor.set_option(asio::socket_base::reuse_address(true));
+            acceptor.bind(ep);
+            acceptor.listen(asio::socket_base::max_listen_connections);
+            boundPort = acceptor.local_endpoint().port();
+        } catch (const std::exception& e) {
+            beast::error_code ignored;
+            acceptor.close(ignored);
+            return "listen on " + opts.bindAddress + ": " + e.what();
+        }
+        isListening = true;
+        asio::co_spawn(acceptor.get_executor(), acceptLoop(), asio::detached);
+        logger.info("serving", {{"address", opts.bindAddress}, {"port", boundPort.load()},
+                                {"tls", static_cast<bool>(opts.tls)}});
+        return {};
+    }
+
+    void stop() {
+        if (stopped.exchange(true)) return;
+        auto self = shared_from_this();
+        asio::post(acceptor.get_executor(), [self] {
+            beast::error_code ec;
+            self->acceptor.close(ec);
+            self->isListening = false;
+        });
+        std::lock_guard lock(mu);
+        for (auto& [id, weak] : connections)
+            if (auto c = weak.lock()) asio::post(c->stream.get_executor(), [c] { c->close(); });
+        connections.clear();
+    }
+};
+
+HttpServer::HttpServer(asio::io_context& io, ServerOptions options, std::vector<Route> routes)
+    : impl_(std::make_shared<Impl>(io, std::move(options), std::move(routes))) {}
+
+HttpServer::~HttpServer() { impl_->stop(); }
+
+std::string HttpServer::start() { return impl_->start(); }
+void HttpServer::stop() { impl_->stop(); }
+bool HttpServer::listening() const { return impl_->isListening; }
+unsigned short HttpServer::port() const { return impl_->isListening ? impl_->boundPort.load() : 0; }
+
+}  // namespace trainer::core::server

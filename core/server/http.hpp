@@ -1,0 +1,95 @@
+// A small HTTP/1.1 server (Boost.Beast) on a caller's io_context: a route table, plain or TLS,
+// request limits, and an error response for every bad request without ever stopping serving.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trainer::core::server {
+
+// One parsed request as handlers see it. Header names are lower-case.
+struct Request {
+    std::string method;  // "GET", "POST", ...
+    std::string path;    // target without the query
+    std::string query;   // after '?', without it
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    std::string remote;  // "ip:port"
+    // First value of a header (name matched case-insensitively), or empty.
+    std::string header(std::string_view name) const;
+};
+
+// What a handler answers.
+struct Response {
+    unsigned status = 200;
+    std::string contentType = "text/plain; charset=utf-8";
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+};
+
+// Handlers run on the connection's strand and must not throw (a throw becomes a 500).
+using Handler = std::function<Response(const Request&)>;
+
+struct Route {
+    std::string method;
+    std::string path;  // exact match
+    Handler handler;
+};
+
+// Parsed bind address: ":8081" (all interfaces), "127.0.0.1:8081", "[::1]:8081", "0" (disabled).
+struct BindAddress {
+    bool disabled = false;
+    std::string host;  // empty = all interfaces
+    unsigned short port = 0;
+};
+// Parses a bind address; returns an error message in `error` and nullopt when malformed.
+std::optional<BindAddress> parseBindAddress(std::string_view text, std::string& error);
+
+// Gives the TLS context for each new connection (may reload certificates); null = refuse.
+using TlsProvider = std::function<std::shared_ptr<boost::asio::ssl::context>()>;
+
+struct ServerOptions {
+    std::string name = "http";       // for logs
+    std::string bindAddress;          // see BindAddress
+    std::size_t bodyLimit = 3 << 20;  // larger bodies get 413 (the API server's webhook limit)
+    std::chrono::milliseconds headerTimeout{10000};  // TLS handshake + request header
+    std::chrono::milliseconds bodyTimeout{30000};    // request body
+    std::chrono::milliseconds idleTimeout{60000};    // between keep-alive requests
+    TlsProvider tls;                                  // empty = plain HTTP
+};
+
+// Serves `routes`: unknown path → 404, wrong method → 405, unparsable request → 400, body over the
+// limit → 413, slow header → connection closed. start() binds synchronously; stop() closes the
+// listener and every open connection. Handlers and the io_context may run on several threads.
+class HttpServer {
+public:
+    HttpServer(boost::asio::io_context& io, ServerOptions options, std::vector<Route> routes);
+    ~HttpServer();
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    // Binds and starts accepting; returns an error message, empty on success. A disabled bind
+    // address ("0") succeeds without listening.
+    std::string start();
+    void stop();
+    bool listening() const;
+    // The bound port (useful with port 0); 0 when not listening.
+    unsigned short port() const;
+
+    struct Impl;
+
+private:
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace trainer::core::server

@@ -1,0 +1,77 @@
+// Prometheus registry (counters, gauges, histograms with label sets) defined from one table of
+// metric definitions, rendered in the text exposition format 0.0.4. Thread-safe.
+#pragma once
+
+#include "core/server/http.hpp"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer::core::server {
+
+enum class MetricType { Counter, Gauge, Histogram };
+
+// One row of the metric table.
+struct MetricDef {
+    std::string name;
+    MetricType type;
+    std::string help;
+    std::vector<std::string> labels;
+    std::vector<double> buckets;  // upper bounds, ascending; histograms only
+};
+
+// The operator's metrics: controller-runtime's names plus the plugin host's.
+const std::vector<MetricDef>& metricTable();
+
+// Label values, in the order of MetricDef::labels.
+using LabelValues = std::vector<std::string>;
+
+// Holds every series of the metrics it was built from. Updates to an unknown name, a wrong
+// type or a wrong number of label values are ignored and return false (never throw).
+class Registry {
+public:
+    explicit Registry(const std::vector<MetricDef>& defs = metricTable());
+
+    // Counter or gauge += v (counters refuse negative v).
+    bool add(std::string_view name, const LabelValues& labels, double v = 1.0);
+    // Gauge = v.
+    bool set(std::string_view name, const LabelValues& labels, double v);
+    // Histogram observation.
+    bool observe(std::string_view name, const LabelValues& labels, double v);
+    // Counter/gauge value, or a histogram's count; 0 for an absent series.
+    double value(std::string_view name, const LabelValues& labels) const;
+    // Text exposition format 0.0.4, metrics sorted by name, series by label values.
+    std::string expose() const;
+
+private:
+    struct Series {
+        double value = 0;               // counter/gauge, or histogram sum
+        std::vector<uint64_t> buckets;  // per-bucket (non-cumulative) counts
+        uint64_t count = 0;
+    };
+    struct Family {
+        MetricDef def;
+        std::map<LabelValues, Series> series;
+    };
+    Family* find(std::string_view name, MetricType type, const LabelValues& labels);
+
+    mutable std::mutex mu_;
+    std::map<std::string, Family, std::less<>> families_;
+};
+
+// The process-wide registry built from metricTable().
+Registry& defaultRegistry();
+
+// Content type of the exposition format.
+inline constexpr std::string_view kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+// GET /metrics serving `registry` (which must outlive the server).
+Route metricsRoute(const Registry& registry, std::string path = "/metrics");
+
+// Formats a sample value like Prometheus' Go client (shortest round-trip, +Inf, -Inf, NaN).
+std::string formatSampleValue(double v);
+
+}  // namespace trainer::core::server
