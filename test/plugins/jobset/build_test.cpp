@@ -1,0 +1,340 @@
+// PreComponentBuilder and ComponentBuilder of the jobset plugin (spec §4.4, §5.5, §6).
+#define BOOST_TEST_MODULE jobset_test
+#include <boost/test/unit_test.hpp>
+
+#include "fixtures.hpp"
+
+using namespace trainer::testkit;
+namespace testing = trainer::sdk::testing;
+
+BOOST_AUTO_TEST_SUITE(prebuild)
+
+BOOST_AUTO_TEST_CASE(worked_example_parallelism_and_endpoints) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    runPreBuild(info, host);
+    BOOST_TEST(host.errors().empty());
+    struct Row { const char* job; int64_t count; };
+    for (Row r : {Row{"dataset-initializer", 1}, Row{"model-initializer", 1}, Row{"node", 100}}) {
+        std::string base = std::string("/jobSetSpec/replicatedJobs/") + r.job + "/template/spec/";
+        auto rjs = info.at("jobSetSpec").at("replicatedJobs").as_array();
+        const auto* rj = sdk::findByKey(&rjs, "name", r.job);
+        BOOST_REQUIRE(rj);
+        BOOST_TEST(rj->at("template").at("spec").at("parallelism").as_int64() == r.count, r.job);
+        BOOST_TEST(rj->at("template").at("spec").at("completions").as_int64() == r.count, r.job);
+    }
+    const auto& node = info.at("podSets").as_array()[2].at("endpoints").as_array();
+    BOOST_REQUIRE_EQUAL(node.size(), 100u);
+    BOOST_TEST(node[0].as_string() == "test-job-node-0-0.test-job");
+    BOOST_TEST(node[99].as_string() == "test-job-node-0-99.test-job");
+    const auto& ds = info.at("podSets").as_array()[0].at("endpoints").as_array();
+    BOOST_REQUIRE_EQUAL(ds.size(), 1u);
+    BOOST_TEST(ds[0].as_string() == "test-job-dataset-initializer-0-0.test-job");
+}
+
+json::object endpointInfo(const char* network, int64_t nodeReplicas, int64_t nodeCount) {
+    auto info = obj(R"({"infoVersion":1,
+      "trainJob":{"metadata":{"name":"trainjob","namespace":"default","uid":"u"},"spec":{}},
+      "jobSetSpec":{"replicatedJobs":[
+        {"name":"launcher","template":{"spec":{"parallelism":1,"template":{"spec":{"containers":[{"name":"node"}]}}}}},
+        {"name":"node","template":{"spec":{"parallelism":1,"template":{"spec":{"containers":[{"name":"node"}]}}}}}]},
+      "podSets":[{"name":"launcher","ancestor":"trainer","count":1,"containers":[{"name":"node"}],"endpoints":[]},
+                 {"name":"node","ancestor":null,"count":1,"containers":[{"name":"node"}],"endpoints":[]}]})");
+    auto& spec = info["jobSetSpec"].as_object();
+    if (network) spec["network"] = obj(network);
+    spec["replicatedJobs"].as_array()[1].as_object()["replicas"] = nodeReplicas;
+    info["podSets"].as_array()[1].as_object()["count"] = nodeCount;
+    return info;
+}
+
+BOOST_AUTO_TEST_CASE(endpoints_table) {
+    struct Case {
+        const char* name;
+        const char* network;
+        int64_t replicas, count;
+        std::vector<std::string> launcher, node;
+    };
+    const std::vector<Case> cases = {
+        {"default subdomain is the TrainJob name", nullptr, 1, 2,
+         {"trainjob-launcher-0-0.trainjob"}, {"trainjob-node-0-0.trainjob", "trainjob-node-0-1.trainjob"}},
+        {"custom subdomain and replicas > 1", R"({"subdomain":"kubeflow.org"})", 2, 2,
+         {"trainjob-launcher-0-0.kubeflow.org"},
+         {"trainjob-node-0-0.kubeflow.org", "trainjob-node-0-1.kubeflow.org", "trainjob-node-1-0.kubeflow.org",
+          "trainjob-node-1-1.kubeflow.org"}},
+        {"network without subdomain", R"({"enableDNSHostnames":true})", 1, 1,
+         {"trainjob-launcher-0-0.trainjob"}, {"trainjob-node-0-0.trainjob"}},
+        {"count 0 has no endpoints", nullptr, 1, 0, {"trainjob-launcher-0-0.trainjob"}, {}},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            testing::Host host;
+            auto info = endpointInfo(c.network, c.replicas, c.count);
+            runPreBuild(info, host);
+            auto got = [&](size_t i) {
+                std::vector<std::string> v;
+                for (auto const& e : info.at("podSets").as_array()[i].at("endpoints").as_array())
+                    v.emplace_back(e.as_string());
+                return v;
+            };
+            BOOST_TEST(got(0) == c.launcher, boost::test_tools::per_element());
+            BOOST_TEST(got(1) == c.node, boost::test_tools::per_element());
+            auto* par = at(info, "/jobSetSpec/replicatedJobs/1/template/spec/parallelism");
+            BOOST_REQUIRE(par);
+            BOOST_TEST(par->as_int64() == c.count);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(podset_without_replicated_job_of_that_name_gets_no_parallelism) {
+    testing::Host host;
+    auto info = obj(R"({"trainJob":{"metadata":{"name":"t","namespace":"d"},"spec":{}},
+      "jobSetSpec":{"replicatedJobs":[{"name":"node","template":{"spec":{"parallelism":1,"completions":1}}}]},
+      "podSets":[{"name":"non-existent","count":3}]})");
+    auto ctx = host.context("jobset");
+    JobSet plugin(json::object{}, ctx);
+    sdk::Edits edits(ctx);
+    plugin.preBuild(sdk::Info(info), edits, ctx);
+    for (auto const& e : host.emitted)
+        BOOST_TEST(std::string(e.at("path").as_string()).find("parallelism") == std::string::npos);
+    // The endpoint edit still pairs positionally, with the replicated job's name.
+    BOOST_REQUIRE_EQUAL(host.emitted.size(), 1u);
+    BOOST_TEST(host.emitted[0].at("path").as_string() == "/podSets/non-existent/endpoints");
+    BOOST_TEST(host.emitted[0].at("value").as_array().size() == 3u);
+    BOOST_TEST(host.emitted[0].at("value").as_array()[2].as_string() == "t-node-0-2.t");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(build)
+
+BOOST_AUTO_TEST_CASE(worked_example_jobset) {
+    testing::Host host;
+    json::object js = buildOne(workedExampleInfo(), host);
+    BOOST_TEST(host.errors().empty());
+    BOOST_TEST(js.at("apiVersion").as_string() == "jobset.x-k8s.io/v1alpha2");
+    BOOST_TEST(js.at("kind").as_string() == "JobSet");
+    const auto& md = js.at("metadata").as_object();
+    BOOST_TEST(md.at("name").as_string() == "test-job");
+    BOOST_TEST(md.at("namespace").as_string() == "default");
+    BOOST_TEST(!md.contains("labels"));
+    BOOST_TEST(!md.contains("annotations"));
+    const auto& owner = md.at("ownerReferences").as_array().at(0).as_object();
+    BOOST_TEST(owner.at("apiVersion").as_string() == "trainer.kubeflow.org/v1alpha1");
+    BOOST_TEST(owner.at("kind").as_string() == "TrainJob");
+    BOOST_TEST(owner.at("name").as_string() == "test-job");
+    BOOST_TEST(owner.at("uid").as_string() == "uid");
+    BOOST_TEST(owner.at("controller").as_bool());
+    BOOST_TEST(owner.at("blockOwnerDeletion").as_bool());
+    BOOST_TEST(js.at("spec").at("suspend").as_bool() == false);
+
+    BOOST_TEST(names(js.at("spec").at("replicatedJobs")) ==
+                   (std::vector<std::string>{"dataset-initializer", "model-initializer", "node"}),
+               boost::test_tools::per_element());
+    struct Row { const char* job; int64_t n; };
+    for (Row r : {Row{"dataset-initializer", 1}, Row{"model-initializer", 1}, Row{"node", 100}}) {
+        const auto& rj = replicatedJob(js, r.job);
+        BOOST_TEST(rj.at("replicas").as_int64() == 1, r.job);
+        BOOST_TEST(rj.at("template").at("spec").at("parallelism").as_int64() == r.n, r.job);
+        BOOST_TEST(rj.at("template").at("spec").at("completions").as_int64() == r.n, r.job);
+        BOOST_TEST(rj.at("groupName").as_string() == "default");
+    }
+    BOOST_TEST(replicatedJob(js, "node").at("dependsOn").as_array().size() == 2u);
+
+    const auto& node = containerOf(js, "node", "node");
+    BOOST_TEST(node.at("image").as_string() == "test:trainjob");
+    BOOST_TEST(node.at("command") == json::array({"trainjob"}));
+    BOOST_TEST(node.at("args") == json::array({"trainjob"}));
+    BOOST_TEST(node.at("resources") == obj(R"({"requests":{"cpu":"1"}})"));
+    BOOST_TEST(names(node.at("env")) ==
+                   (std::vector<std::string>{"TRAIN_JOB", "RUNTIME", "TRAIN_JOB_CUSTOM", "PET_NNODES",
+                                             "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR",
+                                             "PET_MASTER_PORT"}),
+               boost::test_tools::per_element());
+    auto env = [&](const char* n) { return sdk::findByKey(&node.at("env").as_array(), "name", n); };
+    BOOST_TEST(env("TRAIN_JOB")->at("value").as_string() == "override");
+    BOOST_TEST(env("RUNTIME")->at("value").as_string() == "test:runtime");
+    BOOST_TEST(env("PET_NNODES")->at("value").as_string() == "100");
+    BOOST_TEST(env("PET_MASTER_ADDR")->at("value").as_string() == "test-job-node-0-0.test-job");
+    BOOST_TEST(env("PET_NODE_RANK")->at("valueFrom").at("fieldRef").at("fieldPath").as_string() ==
+               "metadata.annotations['batch.kubernetes.io/job-completion-index']");
+    BOOST_TEST(node.at("ports") == json::array({json::object{{"containerPort", 29500}}}));
+    BOOST_TEST(names(node.at("volumeMounts"), "mountPath") ==
+                   (std::vector<std::string>{"/workspace/dataset", "/workspace/model"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(podSpecOf(replicatedJob(js, "node")).at("volumes").as_array().size() == 1u);
+    // Initializer containers keep the runtime's values when the TrainJob has no initializer.
+    const auto& ds = containerOf(js, "dataset-initializer", "dataset-initializer");
+    BOOST_TEST(ds.at("image").as_string() == "test:runtime");
+    BOOST_TEST(!ds.contains("envFrom"));
+}
+
+BOOST_AUTO_TEST_CASE(initializer_env_and_env_from) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    auto& spec = info["trainJob"].as_object()["spec"].as_object();
+    spec["initializer"] = obj(R"({
+      "dataset": {"storageUri": "hf://datasets/x", "env": [{"name": "DS_EXTRA", "value": "1"}, {"name": "STORAGE_URI", "value": "from-env"}],
+                  "secretRef": {"name": "ds-secret"}},
+      "model": {"storageUri": "hf://models/y"}})");
+    // The runtime's dataset container already has STORAGE_URI: replaced in place.
+    auto& rj0 = info["jobSetSpec"].as_object()["replicatedJobs"].as_array()[0].as_object();
+    rj0["replicas"] = 3;
+    auto& dsc = rj0["template"].as_object()["spec"].as_object()["template"].as_object()["spec"]
+                    .as_object()["containers"].as_array()[0].as_object();
+    dsc["env"] = json::parse(R"([{"name":"FIRST","value":"a"},{"name":"STORAGE_URI","value":"old"}])");
+
+    json::object js = buildOne(std::move(info), host);
+    const auto& ds = containerOf(js, "dataset-initializer", "dataset-initializer");
+    BOOST_TEST(ds.at("env") == json::parse(R"([{"name":"FIRST","value":"a"},{"name":"STORAGE_URI","value":"from-env"},
+                                              {"name":"DS_EXTRA","value":"1"}])"));
+    BOOST_TEST(ds.at("envFrom") == json::parse(R"([{"secretRef":{"name":"ds-secret"}}])"));
+    BOOST_TEST(replicatedJob(js, "dataset-initializer").at("replicas").as_int64() == 1);
+    const auto& m = containerOf(js, "model-initializer", "model-initializer");
+    BOOST_TEST(m.at("env") == json::parse(R"([{"name":"STORAGE_URI","value":"hf://models/y"}])"));
+    BOOST_TEST(!m.contains("envFrom"));
+}
+
+BOOST_AUTO_TEST_CASE(existing_jobset_skip_rule) {
+    struct Case {
+        const char* name;
+        bool trainJobSuspend;
+        bool exists;
+        bool jobSetSuspend;
+        bool built;
+    };
+    const Case cases[] = {
+        {"new JobSet is built", false, false, false, true},
+        {"existing running JobSet: nothing emitted", false, true, false, false},
+        {"TrainJob suspended: rebuilt with suspend true", true, true, false, true},
+        {"resuming from a suspended JobSet: rebuilt with suspend false", false, true, true, true},
+        {"both suspended: rebuilt", true, true, true, true},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            testing::Host host;
+            json::object info = workedExampleInfo();
+            info["trainJob"].as_object()["spec"].as_object()["suspend"] = c.trainJobSuspend;
+            if (c.exists)
+                host.cluster.push_back(obj(std::string(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+                    "metadata":{"name":"test-job","namespace":"default"},"spec":{"suspend":)") +
+                                           (c.jobSetSuspend ? "true" : "false") + "}}"));
+            runPreBuild(info, host);
+            auto out = runBuild(info, host);
+            BOOST_TEST(host.errors().empty());
+            BOOST_REQUIRE_EQUAL(out.size(), c.built ? 1u : 0u);
+            if (c.built) BOOST_TEST(out[0].at("spec").at("suspend").as_bool() == c.trainJobSuspend);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(jobset_in_other_namespace_does_not_count) {
+    testing::Host host;
+    host.cluster.push_back(obj(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+        "metadata":{"name":"test-job","namespace":"other"},"spec":{}})"));
+    json::object info = workedExampleInfo();
+    runPreBuild(info, host);
+    BOOST_TEST(runBuild(info, host).size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(suspend_absent_is_omitted_and_runtime_suspend_dropped) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    info["trainJob"].as_object()["spec"].as_object().erase("suspend");
+    info["jobSetSpec"].as_object()["suspend"] = true;
+    json::object js = buildOne(std::move(info), host);
+    BOOST_TEST(!js.at("spec").as_object().contains("suspend"));
+}
+
+BOOST_AUTO_TEST_CASE(labels_annotations_and_scheduler_pod_metadata) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    info["labels"] = obj(R"({"team":"a"})");
+    info["annotations"] = obj(R"({"note":"b"})");
+    info["scheduler"] = obj(R"({"podLabels":{"scheduling.x-k8s.io/pod-group":"test-job"},
+                                 "podAnnotations":{"scheduling.k8s.io/group-name":"test-job"}})");
+    auto& nodeTpl = info["jobSetSpec"].as_object()["replicatedJobs"].as_array()[2].as_object()["template"]
+                        .as_object()["spec"].as_object()["template"].as_object();
+    nodeTpl["metadata"] = obj(R"({"labels":{"keep":"me"}})");
+    json::object js = buildOne(std::move(info), host);
+    BOOST_TEST(js.at("metadata").at("labels") == obj(R"({"team":"a"})"));
+    BOOST_TEST(js.at("metadata").at("annotations") == obj(R"({"note":"b"})"));
+    for (auto job : {"dataset-initializer", "model-initializer", "node"}) {
+        const auto& pm = replicatedJob(js, job).at("template").at("spec").at("template").at("metadata");
+        BOOST_TEST(pm.at("labels").at("scheduling.x-k8s.io/pod-group").as_string() == "test-job", job);
+        BOOST_TEST(pm.at("annotations").at("scheduling.k8s.io/group-name").as_string() == "test-job", job);
+    }
+    BOOST_TEST(replicatedJob(js, "node").at("template").at("spec").at("template").at("metadata").at("labels")
+                   .at("keep").as_string() == "me");
+    // Job-template labels are untouched.
+    BOOST_TEST(replicatedJob(js, "node").at("template").at("metadata").at("labels").as_object().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(more_podsets_than_replicated_jobs_is_an_error) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    info["jobSetSpec"].as_object()["replicatedJobs"].as_array().pop_back();
+    auto out = runBuild(info, host);
+    BOOST_TEST(out.empty());
+    BOOST_REQUIRE_EQUAL(host.errors().size(), 1u);
+    BOOST_TEST(host.errors()[0].message == "runtime template has 2 replicatedJobs but runtime info has 3 podSets");
+}
+
+BOOST_AUTO_TEST_CASE(podset_merge_volumes_ports_init_containers) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    auto& ps = info["podSets"].as_array()[2].as_object();
+    ps["volumes"].as_array().push_back(obj(R"({"name":"mpi-ssh-auth","secret":{"secretName":"s"}})"));
+    ps["volumes"].as_array()[0] = obj(R"({"name":"initializer","emptyDir":{}})");
+    auto& c = ps["containers"].as_array()[0].as_object();
+    c["ports"].as_array().push_back(obj(R"({"containerPort":2222,"name":"ssh"})"));
+    c["volumeMounts"].as_array().push_back(obj(R"({"name":"mpi-ssh-auth","mountPath":"/root/.ssh"})"));
+    ps["initContainers"] = json::parse(R"([{"name":"init-a","image":"busybox","env":[{"name":"X","value":"1"}]}])");
+    json::object js = buildOne(std::move(info), host);
+    const auto& podSpec = podSpecOf(replicatedJob(js, "node"));
+    BOOST_TEST(podSpec.at("volumes") == json::parse(R"([{"name":"initializer","emptyDir":{}},
+                                                        {"name":"mpi-ssh-auth","secret":{"secretName":"s"}}])"));
+    const auto& node = containerOf(js, "node", "node");
+    BOOST_TEST(node.at("ports").as_array().size() == 2u);
+    BOOST_TEST(names(node.at("volumeMounts"), "mountPath") ==
+                   (std::vector<std::string>{"/workspace/dataset", "/workspace/model", "/root/.ssh"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(podSpec.at("initContainers") == json::parse(R"([{"name":"init-a","image":"busybox","env":[{"name":"X","value":"1"}]}])"));
+    // No empty lists appear where the runtime had none.
+    BOOST_TEST(!podSpecOf(replicatedJob(js, "dataset-initializer")).contains("initContainers"));
+    BOOST_TEST(!containerOf(js, "dataset-initializer", "dataset-initializer").contains("env"));
+}
+
+BOOST_AUTO_TEST_CASE(mpi_run_launcher_as_node_gets_trainer_env) {
+    testing::Host host;
+    auto info = obj(R"({"infoVersion":1,
+      "trainJob":{"metadata":{"name":"mpi","namespace":"default","uid":"u"},
+                  "spec":{"trainer":{"image":"img:tj","env":[{"name":"E","value":"v"}]}}},
+      "labels":{},"annotations":{},
+      "runtimePolicy":{"mlPolicy":{"numNodes":2,"mpi":{"runLauncherAsNode":true,"numProcPerNode":1}}},
+      "scheduler":{"podLabels":{},"podAnnotations":{}},
+      "jobSetSpec":{"replicatedJobs":[
+        {"name":"node","template":{"spec":{"template":{"spec":{"containers":[{"name":"node","image":"img:rt"}]}}}}},
+        {"name":"launcher","template":{"metadata":{"labels":{"trainer.kubeflow.org/trainjob-ancestor-step":"trainer"}},
+          "spec":{"template":{"spec":{"containers":[{"name":"node","image":"img:rt"}]}}}}}]},
+      "podSets":[{"name":"node","ancestor":null,"count":1,"containers":[{"name":"node","env":[]}]},
+                 {"name":"launcher","ancestor":"trainer","count":1,"containers":[{"name":"node","env":[]}]}]})");
+    json::object js = buildOne(std::move(info), host);
+    for (auto job : {"node", "launcher"})
+        BOOST_TEST(containerOf(js, job, "node").at("env") == json::parse(R"([{"name":"E","value":"v"}])"), job);
+    BOOST_TEST(containerOf(js, "launcher", "node").at("image").as_string() == "img:tj");
+    BOOST_TEST(containerOf(js, "node", "node").at("image").as_string() == "img:rt");
+    BOOST_TEST(replicatedJob(js, "launcher").at("replicas").as_int64() == 1);
+    BOOST_TEST(!replicatedJob(js, "node").contains("replicas"));
+}
+
+BOOST_AUTO_TEST_CASE(no_trainer_keeps_runtime_container) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    info["trainJob"].as_object()["spec"].as_object().erase("trainer");
+    json::object js = buildOne(std::move(info), host);
+    const auto& node = containerOf(js, "node", "node");
+    BOOST_TEST(node.at("command") == json::array({"runtime"}));
+    BOOST_TEST(node.at("args") == json::array({"runtime"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
