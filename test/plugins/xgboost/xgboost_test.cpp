@@ -1,0 +1,114 @@
+#define BOOST_TEST_MODULE xgboost_plugin_test
+#include <boost/test/unit_test.hpp>
+
+#include "../torch/ml_test_kit.hpp"
+
+#include "../../../plugins/xgboost/xgboost.hpp"
+
+using namespace trainer::plugins;
+using namespace trainer::plugins::mltest;
+using trainer::sdk::testing::Host;
+namespace json = boost::json;
+
+namespace {
+
+json::object runEnforce(const json::object& runtime, const json::object& trainJob, Host& host) {
+    Host createHost;
+    auto cctx = createHost.context("xgboost");
+    xgboost::XGBoost plugin(json::object{}, cctx);
+    return enforce(plugin, buildInfo(runtime, trainJob), host);
+}
+
+json::object xgbRuntime(int64_t numNodes, json::value resources = nullptr) {
+    json::object node{{"name", "node"}, {"env", json::array{json::object{{"name", "RUNTIME"}, {"value", "r"}}}}};
+    if (!resources.is_null()) node["resources"] = resources;
+    return makeRuntime(json::object{{"numNodes", numNodes}, {"xgboost", json::object{}}}, node);
+}
+
+struct Err {
+    std::string path, message;
+    bool operator==(const Err&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Err& e) { return os << e.path << ": " << e.message; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(xgboost_workers_table) {
+    struct Row {
+        const char* name;
+        json::object trainer;
+        json::value runtimeResources;
+        int64_t runtimeNodes;
+        int64_t wantCount;
+        std::string wantWorkers;
+    };
+    const std::vector<Row> rows{
+        {"cpu: one worker per node", {{"numNodes", 3}}, nullptr, 1, 3, "3"},
+        {"runtime nodes", {}, nullptr, 2, 2, "2"},
+        {"TrainJob gpus", {{"numNodes", 2}, {"resourcesPerNode", json::object{{"limits", json::object{{"nvidia.com/gpu", "4"}}}}}}, nullptr, 1, 2, "8"},
+        {"runtime gpus", {}, json::object{{"requests", json::object{{"nvidia.com/gpu", 2}}}}, 3, 3, "6"},
+        {"TrainJob resources hide runtime gpus", {{"resourcesPerNode", json::object{{"requests", json::object{{"cpu", "4"}}}}}},
+         json::object{{"limits", json::object{{"nvidia.com/gpu", "2"}}}}, 2, 2, "2"},
+        {"numNodes 0", {{"numNodes", 0}}, nullptr, 2, 0, "0"},
+    };
+    for (auto const& r : rows) {
+        BOOST_TEST_CONTEXT(r.name) {
+            Host host;
+            auto out = runEnforce(xgbRuntime(r.runtimeNodes, r.runtimeResources), makeTrainJob(r.trainer), host);
+            BOOST_TEST(host.errors().empty());
+            BOOST_TEST(podSetCount(out, "node") == r.wantCount);
+            auto const& c = container(out, "node", "node");
+            BOOST_TEST(envValue(c, "DMLC_NUM_WORKER") == r.wantWorkers);
+            BOOST_TEST(envValue(c, "DMLC_TRACKER_URI") == "test-job-node-0-0.test-job");
+            BOOST_TEST(envValue(c, "DMLC_TRACKER_PORT") == "29500");
+            BOOST_TEST(envValue(c, "DMLC_TASK_ID") == "<valueFrom>");
+            BOOST_TEST(ports(c) == std::vector<int64_t>{29500}, boost::test_tools::per_element());
+        }
+    }
+}
+
+// PlainML's job for xgboost runtimes: trainer.env upserted (before the DMLC_* values).
+BOOST_AUTO_TEST_CASE(xgboost_trainer_env_order) {
+    Host host;
+    json::object trainer{{"env", json::array{json::object{{"name", "RUNTIME"}, {"value", "override"}},
+                                             json::object{{"name", "USER"}, {"value", "u"}}}}};
+    auto out = runEnforce(xgbRuntime(1), makeTrainJob(trainer), host);
+    auto const& c = container(out, "node", "node");
+    std::vector<std::string> want{"RUNTIME", "USER", "DMLC_TRACKER_URI", "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_NUM_WORKER"};
+    BOOST_TEST(envNames(c) == want, boost::test_tools::per_element());
+    BOOST_TEST(envValue(c, "RUNTIME") == "override");
+    BOOST_TEST(envValue(c, "DMLC_NUM_WORKER") == "1");
+}
+
+BOOST_AUTO_TEST_CASE(xgboost_without_trainer_or_policy) {
+    Host host;
+    auto out = runEnforce(xgbRuntime(2), makeTrainJob(nullptr), host);
+    BOOST_TEST(host.emitted.empty());
+    BOOST_TEST(envNames(container(out, "node", "node")) == std::vector<std::string>{"RUNTIME"}, boost::test_tools::per_element());
+    runEnforce(makeRuntime(json::object{{"torch", json::object{}}}, json::object{{"name", "node"}}),
+               makeTrainJob(json::object{{"numNodes", 2}}), host);
+    BOOST_TEST(host.emitted.empty());
+}
+
+BOOST_AUTO_TEST_CASE(xgboost_validate_reserved_env) {
+    json::object trainer{{"env", json::array{json::object{{"name", "OK"}, {"value", "1"}},
+                                             json::object{{"name", "DMLC_TRACKER_URI"}, {"value", "x"}},
+                                             json::object{{"name", "DMLC_NUM_WORKER"}, {"value", "2"}},
+                                             json::object{{"name", "DMLC_TASK_ID"}, {"value", "0"}},
+                                             json::object{{"name", "DMLC_TRACKER_PORT"}, {"value", "1"}}}}};
+    Host host;
+    auto ctx = host.context("xgboost");
+    xgboost::XGBoost plugin(json::object{}, ctx);
+    plugin.validate(trainer::sdk::Info(buildInfo(xgbRuntime(1), makeTrainJob(trainer))), ctx);
+    std::vector<Err> got;
+    for (auto const& d : host.errors()) got.push_back({d.path, d.message});
+    std::vector<Err> want{{"spec.trainer.env[1]", "DMLC_TRACKER_URI is reserved for the XGBoost runtime"},
+                          {"spec.trainer.env[2]", "DMLC_NUM_WORKER is reserved for the XGBoost runtime"},
+                          {"spec.trainer.env[3]", "DMLC_TASK_ID is reserved for the XGBoost runtime"},
+                          {"spec.trainer.env[4]", "DMLC_TRACKER_PORT is reserved for the XGBoost runtime"}};
+    BOOST_TEST(got == want, boost::test_tools::per_element());
+
+    host.clear();
+    plugin.validate(trainer::sdk::Info(buildInfo(xgbRuntime(1), makeTrainJob(nullptr))), ctx);
+    BOOST_TEST(host.diagnostics.empty());
+}
