@@ -1,0 +1,3 @@
+#include "paddle.hpp"
+
+TRAINER_PLUGIN(example::paddle::PaddlePlugin)
