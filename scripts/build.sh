@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Configures and builds everything (operator, plugins, tests, benchmarks) into $BUILD_DIR.
+# TRAINER_SANITIZE=ON builds with address and undefined-behaviour sanitizers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
+  -DTRAINER_SANITIZE="${TRAINER_SANITIZE:-OFF}" >/dev/null
+cmake --build "$BUILD_DIR" -j"${JOBS:-2}"

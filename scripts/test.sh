@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The README's test command: installs dependencies, builds, runs every test (unit, ABI
+# conformance, golden, end-to-end with the real .so files, the installed-SDK example and the
+# upstream conformance cases). Exit status is CTest's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+BUILD_DIR=${BUILD_DIR:-build}
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j"${JOBS:-2}" --timeout 600
