@@ -1,13 +1,13 @@
 #include "mpi.hpp"
 
-#include "quantity.hpp"
 #include "ssh_key.hpp"
+
+#include <trainer/quantity.hpp>
 
 #include <openssl/crypto.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <set>
 
 namespace trainer::plugins::mpi {
@@ -35,17 +35,15 @@ bool containsGpu(std::string_view name) {
     return lower.find("gpu") != std::string::npos;
 }
 
-// The first "*gpu*" quantity of a ResourceList, rounded up; 0 when none or unreadable.
+// The first "*gpu*" quantity of a ResourceList, rounded up (Go Quantity.Value()); 0 when
+// none or unreadable.
 int64_t numGpu(const json::object* list) {
     if (!list) return 0;
-    for (auto const& [name, value] : *list) {
-        if (!containsGpu(name)) continue;
-        if (value.is_string()) return quantityCeil(value.as_string()).value_or(0);
-        if (value.is_int64()) return value.as_int64();
-        if (value.is_uint64()) return static_cast<int64_t>(std::min<uint64_t>(value.as_uint64(), INT64_MAX));
-        if (value.is_double()) return static_cast<int64_t>(std::ceil(value.as_double()));
-        return 0;
-    }
+    for (auto const& [name, value] : *list)
+        if (containsGpu(name)) {
+            auto q = sdk::Quantity::fromJson(value);
+            return q ? q->ceilToInt() : 0;
+        }
     return 0;
 }
 
