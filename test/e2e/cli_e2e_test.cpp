@@ -1,0 +1,220 @@
+#define BOOST_TEST_MODULE test_e2e
+#include <boost/test/unit_test.hpp>
+
+#include <boost/json.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+struct Result {
+    int exit = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        static int n = 0;
+        path = fs::temp_directory_path() / ("trainer-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    fs::path write(const std::string& name, const std::string& text) const {
+        std::ofstream(path / name) << text;
+        return path / name;
+    }
+};
+
+// Runs a shell command line; captures stdout and stderr separately.
+Result sh(const std::string& cmd) {
+    TempDir t;
+    auto errFile = t.path / "stderr";
+    Result r;
+    FILE* p = popen((cmd + " 2>" + errFile.string()).c_str(), "r");
+    BOOST_REQUIRE(p);
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    int st = pclose(p);
+    r.exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.err = slurp(errFile);
+    return r;
+}
+
+const std::string kBin = TRAINER_BIN;
+const std::string kPlugins = TRAINER_PLUGIN_BUILD_DIR;
+const std::string kSrc = TRAINER_SOURCE_DIR;
+
+Result op(const std::string& args) { return sh(kBin + " " + args + " --plugin-dir " + kPlugins); }
+Result opNoDir(const std::string& args) { return sh(kBin + " " + args); }
+
+bool pluginBuilt(const std::string& name) { return fs::exists(fs::path(kPlugins) / (name + ".so")); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli)
+
+BOOST_AUTO_TEST_CASE(version_help_and_suggestions) {
+    auto v = opNoDir("--version");
+    BOOST_TEST(v.exit == 0);
+    BOOST_TEST(v.out.find("trainer-operator ") == 0u);
+    for (auto const* c : {"render", "validate", "plugins"}) {
+        auto h = opNoDir(std::string(c) + " --help");
+        BOOST_TEST(h.exit == 0, c);
+        BOOST_TEST(h.out.find("Usage:\n  trainer-operator " + std::string(c)) != std::string::npos, h.out);
+    }
+    auto u = opNoDir("rendr -f x");
+    BOOST_TEST(u.exit == 1);
+    BOOST_TEST(u.err == "error: unknown command \"rendr\" for \"trainer-operator\"; did you mean \"render\"?\n");
+    auto f = opNoDir("render -f x --plugin-dri y");
+    BOOST_TEST(f.exit == 1);
+    BOOST_TEST(f.err == "error: unknown flag --plugin-dri for \"render\"; did you mean --plugin-dir?\n");
+    BOOST_TEST(f.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(plugins_lists_loaded_and_rejected) {
+    TempDir d;
+    for (auto const& e : fs::directory_iterator(kPlugins)) fs::copy_file(e.path(), d.path / e.path().filename());
+    d.write("broken.so", "not a library");
+    auto r = sh(kBin + " plugins -o json --plugin-dir " + d.path.string());
+    BOOST_REQUIRE_EQUAL(r.exit, 0);
+    auto doc = json::parse(r.out).as_object();
+    std::map<std::string, json::object> byName;
+    for (auto const& p : doc.at("plugins").as_array()) byName[std::string(p.at("name").as_string())] = p.as_object();
+    BOOST_REQUIRE(byName.count("plainml"));
+    BOOST_REQUIRE(byName.count("jobset"));
+    auto eps = [](const json::object& p) {
+        std::vector<std::string> v;
+        for (auto const& e : p.at("extensionPoints").as_array()) v.emplace_back(e.as_string());
+        return v;
+    };
+    BOOST_TEST(eps(byName["plainml"]) == std::vector<std::string>{"EnforceMLPolicy"}, boost::test_tools::per_element());
+    BOOST_TEST(eps(byName["jobset"]) ==
+                   (std::vector<std::string>{"CustomValidation", "WatchExtension", "PreComponentBuilder", "ComponentBuilder",
+                                             "TrainJobStatus"}),
+               boost::test_tools::per_element());
+    for (auto const& [name, p] : byName) {
+        BOOST_TEST(p.at("sha256").as_string().size() == 64u);
+        BOOST_TEST(p.at("abi").as_string() == "1.0");
+        BOOST_TEST(std::string(p.at("path").as_string()).find(d.path.string()) == 0u);
+    }
+    BOOST_TEST(byName["plainml"].at("claims").as_array() == json::array{"mlPolicy"});
+    auto const& rej = doc.at("rejected").as_array();
+    BOOST_REQUIRE_EQUAL(rej.size(), 1u);
+    BOOST_TEST(rej[0].at("reason").as_string() ==
+               "plugin " + (d.path / "broken.so").string() + " was rejected: it is not an ELF shared object.");
+    // The table form, and the default directory relative to the binary.
+    auto t = opNoDir("plugins");
+    BOOST_TEST(t.exit == 0);
+    BOOST_TEST(t.out.find("jobset") != std::string::npos, t.out);
+}
+
+BOOST_AUTO_TEST_CASE(render_examples) {
+    auto r = op("render -f " + kSrc + "/examples -o json");
+    BOOST_REQUIRE_MESSAGE(r.exit == 0, r.err);
+    auto items = json::parse(r.out).at("items").as_array();
+    std::set<std::string> jobsets;
+    std::vector<std::string> order;
+    for (auto const& o : items) {
+        auto const& md = o.at("metadata").as_object();
+        order.push_back(std::string(o.at("apiVersion").as_string()) + "|" + std::string(o.at("kind").as_string()) + "|" +
+                        std::string(md.contains("namespace") ? md.at("namespace").as_string() : "") + "|" +
+                        std::string(md.at("name").as_string()));
+        if (o.at("kind") == "JobSet") jobsets.insert(std::string(md.at("name").as_string()));
+    }
+    BOOST_TEST(std::is_sorted(order.begin(), order.end()));
+    BOOST_TEST(jobsets.count("plain-example") == 1u);
+    if (pluginBuilt("torch")) BOOST_TEST(jobsets.count("multi-node-example") == 1u);
+    auto y = op("render -f " + kSrc + "/examples -o yaml");
+    BOOST_TEST(y.exit == 0);
+    BOOST_TEST(y.out.find("kind: List") != std::string::npos);
+}
+
+// Bad input: exit 1, nothing on stdout, one "error: " line per problem, never a crash.
+struct BadCase {
+    std::string name;
+    std::string input;
+    std::string expect;  // substring of stderr
+};
+const std::vector<BadCase> kBadCases = {
+    {"malformed-yaml", "apiVersion: v1\nkind: [unclosed\n", "error: "},
+    {"not-a-mapping", "- a\n- b\n", "error: "},
+    {"missing-kind", "apiVersion: trainer.kubeflow.org/v1alpha1\nmetadata: {name: x}\n", "kind"},
+    {"missing-runtime-ref",
+     "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: x, namespace: default}\nspec: {}\n",
+     "spec.runtimeRef"},
+    {"unknown-runtime",
+     "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: x, namespace: default}\n"
+     "spec: {runtimeRef: {name: nope}}\n",
+     "specified clusterTrainingRuntime must be created before the TrainJob is created"},
+    {"bad-name",
+     "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: Bad_Name, namespace: default}\n"
+     "spec: {runtimeRef: {name: x}}\n",
+     "metadata.name must match RFC 1035 DNS label format"},
+    {"wrong-type",
+     "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: x, namespace: default}\n"
+     "spec: {runtimeRef: {name: x}, trainer: {numNodes: many}}\n",
+     "spec.trainer.numNodes"},
+};
+
+BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {
+    for (auto const& c : kBadCases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            TempDir d;
+            auto f = d.write(c.name + ".yaml", c.input);
+            for (auto const* verb : {"render", "validate"}) {
+                auto r = op(std::string(verb) + " -f " + f.string());
+                BOOST_TEST(r.exit == 1, verb << ": exit " << r.exit << " " << r.err);
+                BOOST_TEST(r.out.empty());
+                BOOST_TEST(r.err.rfind("error: ", 0) == 0u, r.err);
+                BOOST_TEST(r.err.find(c.expect) != std::string::npos, r.err);
+            }
+        }
+    }
+    auto missing = op("render -f /nonexistent/file.yaml");
+    BOOST_TEST(missing.exit == 1);
+    BOOST_TEST(missing.err.find("/nonexistent/file.yaml") != std::string::npos, missing.err);
+    auto fmt = op("render -f " + kSrc + "/examples -o xml");
+    BOOST_TEST(fmt.exit == 1);
+    BOOST_TEST(fmt.err == "error: --output: unsupported format \"xml\" (json, yaml)\n");
+}
+
+// ABI rules 2 and 3 on what ships: one exported symbol, no host symbols referenced.
+BOOST_AUTO_TEST_CASE(shipped_plugins_export_only_the_entry_point) {
+    int checked = 0;
+    for (auto const& e : fs::directory_iterator(kPlugins)) {
+        if (e.path().extension() != ".so") continue;
+        ++checked;
+        auto defined = sh("nm -D --defined-only " + e.path().string() + " | awk '{print $3}' | sort -u");
+        BOOST_TEST(defined.exit == 0);
+        BOOST_TEST(defined.out == "trn_plugin_entry\n", e.path().filename() << ": " << defined.out);
+        auto undefined = sh("nm -D -C --undefined-only " + e.path().string());
+        BOOST_TEST(undefined.out.find("trainer::core") == std::string::npos, e.path().filename());
+    }
+    BOOST_TEST(checked >= 2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

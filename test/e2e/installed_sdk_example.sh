@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the project to a temporary prefix, then builds, tests and loads the out-of-tree
+# paddle plugin using nothing but that prefix (find_package(TrainerSDK)).
+set -euo pipefail
+build=$1 src=$2 type=${3:-RelWithDebInfo} sanitize=${4:-OFF}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+test -x "$prefix/bin/trainer-operator"
+test -f "$prefix/include/trainer/abi.h"
+test -f "$prefix/lib/cmake/TrainerSDK/TrainerSDKConfig.cmake"
+ls "$prefix/lib/trainer-operator/plugins/"*.so >/dev/null
+
+flags=""
+[ "$sanitize" = "ON" ] && flags="-fsanitize=address,undefined"
+cmake -S "$src/sdk/examples/paddle" -B "$tmp/paddle" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE="$type" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_MODULE_LINKER_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
+cmake --build "$tmp/paddle" -j2 >/dev/null
+ctest --test-dir "$tmp/paddle" --output-on-failure
+cp "$tmp/paddle/plugins/paddle.so" "$prefix/lib/trainer-operator/plugins/"
+
+# The installed binary finds its plugin dir relative to itself.
+out=$("$prefix/bin/trainer-operator" plugins -o json)
+echo "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = {x["name"]: x for x in d["plugins"]}
+assert "paddle" in p, "paddle not loaded: %s" % d
+assert "mlPolicy.paddle" in p["paddle"]["claims"], p["paddle"]
+assert p["paddle"]["extensionPoints"] == ["CustomValidation", "EnforceMLPolicy"], p["paddle"]
+assert not d["rejected"], d["rejected"]
+print("loaded:", sorted(p))
+'
+"$prefix/bin/trainer-operator" render -f "$src/sdk/examples/paddle/paddle.yaml" -o json | python3 -c '
+import json, sys
+items = json.load(sys.stdin)["items"]
+js = [o for o in items if o["kind"] == "JobSet"][0]
+node = [r for r in js["spec"]["replicatedJobs"] if r["name"] == "node"][0]
+assert node["template"]["spec"]["parallelism"] == 2, node["template"]["spec"]
+env = {e["name"]: e for e in node["template"]["spec"]["template"]["spec"]["containers"][0]["env"]}
+assert env["PADDLE_MASTER"]["value"] == "paddle-example-node-0-0.paddle-example:36789", env
+assert env["PADDLE_NNODES"]["value"] == "2", env
+print("rendered paddle env:", sorted(env))
+'
+echo "installed SDK example: ok"
