@@ -1,0 +1,595 @@
+#include "core/runtime/info_builder.hpp"
+
+#include "core/runtime/strategic_merge.hpp"
+
+#include <trainer/quantity.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <utility>
+
+namespace trainer::core {
+
+namespace {
+
+constexpr std::string_view kGroup = "trainer.kubeflow.org";
+constexpr std::string_view kVersion = "v1alpha1";
+constexpr std::string_view kDefaultKind = "ClusterTrainingRuntime";
+constexpr std::string_view kAncestorLabel = "trainer.kubeflow.org/trainjob-ancestor-step";
+constexpr std::string_view kTrainerAncestor = "trainer";
+constexpr std::string_view kSnapshotSuffix = "-runtime-snapshot";
+constexpr std::string_view kSnapshotKey = "runtime";
+constexpr std::string_view kQuantityMessage =
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+// The runtime kinds of the registry (spec §3) and their Kubernetes NotFound texts.
+struct RuntimeKind {
+    std::string_view kind;
+    std::string_view resource;
+    std::string_view notFoundPrefix;
+    bool namespaced;
+};
+constexpr RuntimeKind kRuntimeKinds[] = {
+    {"TrainingRuntime", "trainingruntimes", "TrainingRuntime specified in TrainJob is not found: ", true},
+    {"ClusterTrainingRuntime", "clustertrainingruntimes", "not found ClusterTrainingRuntime specified in TrainJob: ", false},
+};
+
+// Pod-level requests that override the container aggregate (k8s IsSupportedPodLevelResource).
+bool podLevelResource(std::string_view name) { return name == "cpu" || name == "memory" || name.starts_with("hugepages-"); }
+
+const json::object* obj(const json::object* o, std::string_view key) {
+    if (!o) return nullptr;
+    auto* v = o->if_contains(key);
+    return (v && v->is_object()) ? &v->get_object() : nullptr;
+}
+json::object* obj(json::object* o, std::string_view key) {
+    if (!o) return nullptr;
+    auto* v = o->if_contains(key);
+    return (v && v->is_object()) ? &v->get_object() : nullptr;
+}
+const json::object* path(const json::object* o, std::initializer_list<std::string_view> keys) {
+    for (auto k : keys) o = obj(o, k);
+    return o;
+}
+std::string str(const json::object* o, std::string_view key) {
+    if (!o) return {};
+    auto* v = o->if_contains(key);
+    return (v && v->is_string()) ? std::string(v->get_string()) : std::string();
+}
+std::optional<int64_t> integer(const json::value& v) {
+    if (v.is_int64()) return v.get_int64();
+    if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get_uint64());
+    if (v.is_double() && v.get_double() == static_cast<double>(static_cast<int64_t>(v.get_double())))
+        return static_cast<int64_t>(v.get_double());
+    return std::nullopt;
+}
+
+// Reports diagnostics about one input object (runtime) or the TrainJob (empty origin).
+class Reporter {
+public:
+    Reporter(Diagnostics& diag, std::string origin) : diag_(diag), origin_(std::move(origin)) {}
+    void error(std::string p, std::string msg, ErrorType t = ErrorType::Invalid) {
+        diag_.errors.push_back(FieldError{std::move(p), std::move(msg), t, origin_});
+    }
+    // The member `key` of `o` when it has the expected JSON kind; reports and returns null otherwise.
+    const json::value* member(const json::object* o, std::string_view key, json::kind k, const std::string& p) {
+        if (!o) return nullptr;
+        auto* v = o->if_contains(key);
+        if (!v || v->is_null()) return nullptr;
+        bool ok = v->kind() == k || (k == json::kind::int64 && integer(*v));
+        if (!ok) {
+            error(p, std::string("must be ") + kindName(k), ErrorType::TypeInvalid);
+            return nullptr;
+        }
+        return v;
+    }
+    // A map of strings (labels/annotations); wrong-typed entries are reported and skipped.
+    json::object stringMap(const json::object* o, std::string_view key, const std::string& p) {
+        json::object out;
+        auto* m = member(o, key, json::kind::object, p);
+        if (!m) return out;
+        for (auto const& kv : m->get_object()) {
+            if (kv.value().is_string()) out[kv.key()] = kv.value();
+            else error(p + "[" + std::string(kv.key()) + "]", "must be a string", ErrorType::TypeInvalid);
+        }
+        return out;
+    }
+    Diagnostics& diagnostics() { return diag_; }
+
+private:
+    static const char* kindName(json::kind k) {
+        switch (k) {
+            case json::kind::object: return "an object";
+            case json::kind::array: return "a list";
+            case json::kind::string: return "a string";
+            case json::kind::bool_: return "a boolean";
+            default: return "an integer";
+        }
+    }
+    Diagnostics& diag_;
+    std::string origin_;
+};
+
+std::string idx(const std::string& p, size_t i) { return p + "[" + std::to_string(i) + "]"; }
+
+// ---- YAML (sigs.k8s.io/yaml scalar semantics) ----
+
+json::value plainScalar(const std::string& s) {
+    static constexpr std::string_view nulls[] = {"", "~", "null", "Null", "NULL"};
+    static constexpr std::string_view trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
+    static constexpr std::string_view falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
+    auto in = [&](auto const& set) { return std::find(std::begin(set), std::end(set), s) != std::end(set); };
+    if (in(nulls)) return nullptr;
+    if (in(trues)) return true;
+    if (in(falses)) return false;
+    const char* b = s.data();
+    const char* e = s.data() + s.size();
+    const char* digits = (*b == '+' || *b == '-') ? b + 1 : b;
+    if (digits != e && std::all_of(digits, e, [](char c) { return c >= '0' && c <= '9'; })) {
+        int64_t i = 0;
+        if (std::from_chars(*b == '+' ? b + 1 : b, e, i).ec == std::errc()) return i;
+        uint64_t u = 0;
+        if (std::from_chars(*b == '+' ? b + 1 : b, e, u).ec == std::errc()) return u;
+    }
+    bool numeric = std::any_of(b, e, [](char c) { return c >= '0' && c <= '9'; }) &&
+                   std::all_of(b, e, [](char c) { return std::string_view("0123456789+-.eE").find(c) != std::string_view::npos; });
+    if (numeric) {
+        double d = 0;
+        auto r = std::from_chars(b, e, d);
+        if (r.ec == std::errc() && r.ptr == e) return d;
+    }
+    return json::string(s);
+}
+
+json::value fromYaml(const YAML::Node& n) {
+    switch (n.Type()) {
+        case YAML::NodeType::Scalar: return n.Tag() == "!" ? json::value(json::string(n.Scalar())) : plainScalar(n.Scalar());
+        case YAML::NodeType::Sequence: {
+            json::array a;
+            for (auto const& e : n) a.push_back(fromYaml(e));
+            return a;
+        }
+        case YAML::NodeType::Map: {
+            json::object o;
+            for (auto const& kv : n) o[kv.first.Scalar()] = fromYaml(kv.second);
+            return o;
+        }
+        default: return nullptr;
+    }
+}
+
+void emitYaml(YAML::Emitter& out, const json::value& v) {
+    switch (v.kind()) {
+        case json::kind::object:
+            if (v.get_object().empty()) out << YAML::Flow;
+            out << YAML::BeginMap;
+            for (auto const& kv : v.get_object()) {
+                out << YAML::Key << std::string(kv.key()) << YAML::Value;
+                emitYaml(out, kv.value());
+            }
+            out << YAML::EndMap;
+            break;
+        case json::kind::array:
+            if (v.get_array().empty()) out << YAML::Flow;
+            out << YAML::BeginSeq;
+            for (auto const& e : v.get_array()) emitYaml(out, e);
+            out << YAML::EndSeq;
+            break;
+        case json::kind::string: {
+            std::string s(v.get_string());
+            // Quote strings that would read back as another type ("true", "1", "").
+            if (!plainScalar(s).is_string()) out << YAML::DoubleQuoted;
+            out << s;
+            break;
+        }
+        case json::kind::bool_: out << v.get_bool(); break;
+        case json::kind::null: out << YAML::Null; break;
+        default: out << json::serialize(v); break;
+    }
+}
+
+std::optional<json::value> parseYamlDocument(const std::string& text, std::string& error) {
+    try {
+        return fromYaml(YAML::Load(text));
+    } catch (const YAML::Exception& e) {
+        error = e.what();
+        return std::nullopt;
+    }
+}
+
+std::string toYaml(const json::value& v) {
+    YAML::Emitter out;
+    emitYaml(out, v);
+    return std::string(out.c_str()) + "\n";
+}
+
+// ---- apply-config conversion ----
+
+// Drops what an apply configuration built from the typed JobSetSpec would not carry: nulls,
+// empty strings and empty lists (omitempty), and `replicas: 0` of a replicated job. String maps
+// (labels, annotations, selectors) keep their entries.
+void dropZeroValues(json::value& v, std::string_view field) {
+    static constexpr std::string_view stringMaps[] = {"labels", "annotations", "nodeSelector", "matchLabels"};
+    if (std::find(std::begin(stringMaps), std::end(stringMaps), field) != std::end(stringMaps)) return;
+    if (v.is_array()) {
+        for (auto& e : v.get_array()) dropZeroValues(e, field == "replicatedJobs" ? "replicatedJob" : "");
+        return;
+    }
+    if (!v.is_object()) return;
+    auto& o = v.get_object();
+    for (auto it = o.begin(); it != o.end();) {
+        auto& m = it->value();
+        dropZeroValues(m, it->key());
+        bool zero = m.is_null() || (m.is_string() && m.get_string().empty()) || (m.is_array() && m.get_array().empty()) ||
+                    (field == "replicatedJob" && it->key() == "replicas" && integer(m) == 0);
+        it = zero ? o.stable_erase(it) : it + 1;
+    }
+}
+
+// ---- resources ----
+
+// requests of a `resources` object, invalid quantities reported at `p` and skipped.
+json::object resourceList(Reporter& rep, const json::object* resources, std::string_view key, const std::string& p) {
+    json::object out;
+    auto* list = rep.member(resources, key, json::kind::object, p);
+    if (!list) return out;
+    for (auto const& kv : list->get_object()) {
+        auto q = sdk::Quantity::fromJson(kv.value());
+        if (q) out[kv.key()] = q->toString();
+        else rep.error(p + "[" + std::string(kv.key()) + "]", std::string(kQuantityMessage));
+    }
+    return out;
+}
+
+// Type errors of the container lists and `resources` are the PodSet projection's to report;
+// here only the quantities are checked.
+json::object containerRequests(Reporter& rep, const json::value& c, const std::string& p) {
+    if (!c.is_object()) return {};
+    return resourceList(rep, obj(&c.get_object(), "resources"), "requests", p + ".resources.requests");
+}
+
+const json::array* list(const json::object& o, std::string_view key) {
+    auto* v = o.if_contains(key);
+    return (v && v->is_array()) ? &v->get_array() : nullptr;
+}
+
+json::object podRequestsImpl(Reporter& rep, const json::object& podSpec, const std::string& p) {
+    json::object reqs;
+    if (auto* cs = list(podSpec, "containers")) {
+        auto const& a = *cs;
+        for (size_t i = 0; i < a.size(); ++i)
+            reqs = *sdk::addResourceLists(reqs, containerRequests(rep, a[i], idx(p + ".containers", i)));
+    }
+    json::object restartable, initMax;
+    if (auto* ics = list(podSpec, "initContainers")) {
+        auto const& a = *ics;
+        for (size_t i = 0; i < a.size(); ++i) {
+            json::object r = containerRequests(rep, a[i], idx(p + ".initContainers", i));
+            bool sidecar = a[i].is_object() && str(&a[i].get_object(), "restartPolicy") == "Always";
+            if (sidecar) {
+                reqs = *sdk::addResourceLists(reqs, r);
+                restartable = *sdk::addResourceLists(restartable, r);
+                r = restartable;
+            } else {
+                r = *sdk::addResourceLists(r, restartable);
+            }
+            initMax = *sdk::maxResourceLists(initMax, r);
+        }
+    }
+    reqs = *sdk::maxResourceLists(reqs, initMax);
+    auto* podRes = rep.member(&podSpec, "resources", json::kind::object, p + ".resources");
+    json::object podLevel = resourceList(rep, podRes ? &podRes->get_object() : nullptr, "requests", p + ".resources.requests");
+    for (auto const& kv : podLevel)
+        if (podLevelResource(kv.key())) reqs[kv.key()] = kv.value();
+    json::object overhead = resourceList(rep, &podSpec, "overhead", p + ".overhead");
+    return *sdk::addResourceLists(reqs, overhead);
+}
+
+// The PodSet view of a container: {name, image?, command?, args?, env, ports, volumeMounts, resources?}.
+json::object podSetContainer(Reporter& rep, const json::value& c, const std::string& p) {
+    json::object out;
+    if (!c.is_object()) {
+        rep.error(p, "must be an object", ErrorType::TypeInvalid);
+        return out;
+    }
+    auto const& co = c.get_object();
+    out["name"] = str(&co, "name");
+    if (auto* v = rep.member(&co, "image", json::kind::string, p + ".image")) out["image"] = *v;
+    if (auto* v = rep.member(&co, "command", json::kind::array, p + ".command")) out["command"] = *v;
+    if (auto* v = rep.member(&co, "args", json::kind::array, p + ".args")) out["args"] = *v;
+    for (std::string_view list : {"env", "ports", "volumeMounts"}) {
+        auto* v = rep.member(&co, list, json::kind::array, p + "." + std::string(list));
+        out[list] = v ? *v : json::array();
+    }
+    if (auto* v = rep.member(&co, "resources", json::kind::object, p + ".resources")) out["resources"] = *v;
+    return out;
+}
+
+json::object ownerReference(const json::object& trainJob) {
+    auto* md = obj(&trainJob, "metadata");
+    return json::object{{"apiVersion", std::string(kGroup) + "/" + std::string(kVersion)},
+                        {"kind", "TrainJob"},
+                        {"name", str(md, "name")},
+                        {"uid", str(md, "uid")},
+                        {"controller", true},
+                        {"blockOwnerDeletion", true}};
+}
+
+struct RuntimeRef {
+    std::string name, kind, group;
+};
+RuntimeRef runtimeRefOf(const json::object& trainJob) {
+    auto* ref = path(&trainJob, {"spec", "runtimeRef"});
+    RuntimeRef r{str(ref, "name"), str(ref, "kind"), str(ref, "apiGroup")};
+    if (r.kind.empty()) r.kind = kDefaultKind;
+    if (!ref || !ref->if_contains("apiGroup")) r.group = kGroup;
+    return r;
+}
+
+std::optional<json::object> readSnapshot(const json::object& trainJob, const json::object& cm, const RuntimeRef& ref,
+                                         Reporter& rep) {
+    const std::string p = "spec.runtimeRef";
+    const std::string uid = str(obj(&trainJob, "metadata"), "uid");
+    const json::object* controller = nullptr;
+    if (auto* refs = path(&cm, {"metadata"}) ? path(&cm, {"metadata"})->if_contains("ownerReferences") : nullptr;
+        refs && refs->is_array())
+        for (auto const& r : refs->get_array())
+            if (r.is_object() && r.get_object().if_contains("controller") && r.get_object().at("controller") == true)
+                controller = &r.get_object();
+    if (!controller || str(controller, "uid") != uid) {
+        rep.error(p, "invalid runtime snapshot: a snapshot configmap exists but is owned by another object");
+        return std::nullopt;
+    }
+    auto* data = obj(&cm, "data");
+    auto* text = data ? data->if_contains(kSnapshotKey) : nullptr;
+    if (!text || !text->is_string()) {
+        rep.error(p, "invalid runtime snapshot: snapshot ConfigMap missing \"runtime\" data key");
+        return std::nullopt;
+    }
+    std::string err;
+    auto doc = parseYamlDocument(std::string(text->get_string()), err);
+    if (doc && !doc->is_object()) err = "the snapshot is not a YAML mapping";
+    if (!doc || !doc->is_object()) {
+        rep.error(p, "invalid runtime snapshot: unable to unmarshal the snapshot: " + err);
+        return std::nullopt;
+    }
+    auto& runtime = doc->get_object();
+    std::string apiVersion = str(&runtime, "apiVersion");
+    auto slash = apiVersion.find('/');
+    std::string group = slash == std::string::npos ? std::string() : apiVersion.substr(0, slash);
+    std::string kind = str(&runtime, "kind");
+    std::string name = str(obj(&runtime, "metadata"), "name");
+    if (kind != ref.kind || group != ref.group || name != ref.name) {
+        auto q = [](const std::string& s) { return "\"" + s + "\""; };
+        rep.error(p, "invalid runtime snapshot: the snapshot refers to the wrong runtime: expecting a runtime with name, "
+                     "api group and kind of " + q(ref.name) + ", " + q(ref.group) + ", " + q(ref.kind) +
+                         " but found runtime with name, api group and kind of " + q(name) + ", " + q(group) + ", " + q(kind));
+        return std::nullopt;
+    }
+    return std::move(runtime);
+}
+
+}  // namespace
+
+std::string runtimeRegistryKey(const json::object& trainJob) {
+    auto r = runtimeRefOf(trainJob);
+    return r.group.empty() ? r.kind : r.kind + "." + r.group;
+}
+
+std::string runtimeSnapshotName(const json::object& trainJob) {
+    return str(obj(&trainJob, "metadata"), "name") + std::string(kSnapshotSuffix);
+}
+
+std::optional<json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster, Diagnostics& diag,
+                                           bool useSnapshot) {
+    Reporter rep(diag, "");
+    auto ref = runtimeRefOf(trainJob);
+    const std::string ns = str(obj(&trainJob, "metadata"), "namespace");
+    if (ref.name.empty()) {
+        rep.error("spec.runtimeRef.name", "Required value", ErrorType::Required);
+        return std::nullopt;
+    }
+    auto kind = std::find_if(std::begin(kRuntimeKinds), std::end(kRuntimeKinds),
+                             [&](const RuntimeKind& k) { return k.kind == ref.kind; });
+    if (kind == std::end(kRuntimeKinds) || ref.group != kGroup) {
+        rep.error("spec.runtimeRef", "unsupported runtime: " + runtimeRegistryKey(trainJob), ErrorType::NotSupported);
+        return std::nullopt;
+    }
+    if (useSnapshot)
+        if (auto cm = cluster.get(ObjectKey{"v1", "ConfigMap", ns, runtimeSnapshotName(trainJob)}))
+            return readSnapshot(trainJob, *cm, ref, rep);
+    auto live = cluster.get(ObjectKey{std::string(kGroup) + "/" + std::string(kVersion), std::string(kind->kind),
+                                      kind->namespaced ? ns : std::string(), ref.name});
+    if (!live) {
+        rep.error("spec.runtimeRef", std::string(kind->notFoundPrefix) + std::string(kind->resource) + "." +
+                                         std::string(kGroup) + " \"" + ref.name + "\" not found");
+        return std::nullopt;
+    }
+    return live;
+}
+
+json::object runtimeSnapshot(const json::object& trainJob, const json::object& runtime) {
+    auto* md = obj(&trainJob, "metadata");
+    return json::object{
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata", json::object{{"name", runtimeSnapshotName(trainJob)},
+                                  {"namespace", str(md, "namespace")},
+                                  {"ownerReferences", json::array{ownerReference(trainJob)}}}},
+        {"data", json::object{{kSnapshotKey, toYaml(runtime)}}},
+    };
+}
+
+json::object podRequests(const json::object& podSpec, Diagnostics& diag, const std::string& p) {
+    Reporter rep(diag, "");
+    return podRequestsImpl(rep, podSpec, p);
+}
+
+json::object buildInfo(const json::object& trainJob, const json::object& runtime, Diagnostics& diag) {
+    Reporter rt(diag, keyOf(runtime).display());  // errors in the runtime
+    Reporter tj(diag, "");                         // errors in the TrainJob
+    static const json::object empty;
+
+    auto* specV = rt.member(&runtime, "spec", json::kind::object, "spec");
+    const json::object& spec = specV ? specV->get_object() : empty;
+    auto* mlV = rt.member(&spec, "mlPolicy", json::kind::object, "spec.mlPolicy");
+    const json::object* mlPolicy = mlV ? &mlV->get_object() : nullptr;
+    auto* pgV = rt.member(&spec, "podGroupPolicy", json::kind::object, "spec.podGroupPolicy");
+    auto* templ = rt.member(&spec, "template", json::kind::object, "spec.template");
+    const json::object* templObj = templ ? &templ->get_object() : nullptr;
+    if (!templ) rt.error("spec.template", "Required value", ErrorType::Required);
+
+    // Step 1: labels/annotations, then every runtime patch's in order.
+    auto* tmd = templObj ? rt.member(templObj, "metadata", json::kind::object, "spec.template.metadata") : nullptr;
+    json::object labels = rt.stringMap(tmd ? &tmd->get_object() : nullptr, "labels", "spec.template.metadata.labels");
+    json::object annotations =
+        rt.stringMap(tmd ? &tmd->get_object() : nullptr, "annotations", "spec.template.metadata.annotations");
+
+    auto* tjSpecV = tj.member(&trainJob, "spec", json::kind::object, "spec");
+    const json::object& tjSpec = tjSpecV ? tjSpecV->get_object() : empty;
+    std::vector<std::pair<std::string, const json::object*>> patchTemplates;  // (path, trainingRuntimeSpec.template)
+    if (auto* patches = tj.member(&tjSpec, "runtimePatches", json::kind::array, "spec.runtimePatches")) {
+        auto const& a = patches->get_array();
+        for (size_t i = 0; i < a.size(); ++i) {
+            std::string pp = idx("spec.runtimePatches", i);
+            if (!a[i].is_object()) {
+                tj.error(pp, "must be an object", ErrorType::TypeInvalid);
+                continue;
+            }
+            auto* trs = tj.member(&a[i].get_object(), "trainingRuntimeSpec", json::kind::object, pp + ".trainingRuntimeSpec");
+            pp += ".trainingRuntimeSpec.template";
+            auto* t = trs ? tj.member(&trs->get_object(), "template", json::kind::object, pp) : nullptr;
+            if (!t) continue;
+            patchTemplates.emplace_back(pp, &t->get_object());
+            auto* md = tj.member(&t->get_object(), "metadata", json::kind::object, pp + ".metadata");
+            for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "labels", pp + ".metadata.labels"))
+                labels[kv.key()] = kv.value();
+            for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "annotations", pp + ".metadata.annotations"))
+                annotations[kv.key()] = kv.value();
+        }
+    }
+
+    // Step 2: strategic merge of each patch's spec, then template order restored.
+    auto* jsV = templObj ? rt.member(templObj, "spec", json::kind::object, "spec.template.spec") : nullptr;
+    json::value jobSet = jsV ? *jsV : json::value(json::object());
+    std::vector<std::string> templateOrder;
+    if (auto* rjs = rt.member(&jobSet.get_object(), "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs"))
+        for (auto const& rj : rjs->get_array()) templateOrder.push_back(rj.is_object() ? str(&rj.get_object(), "name") : "");
+    for (auto const& [pp, t] : patchTemplates)
+        if (auto* ps = tj.member(t, "spec", json::kind::object, pp + ".spec")) {
+            json::value merged = strategicMerge(jobSet, *ps, diag, pp + ".spec");
+            if (merged.is_object()) jobSet = std::move(merged);
+        }
+    json::object& jobSetSpec = jobSet.get_object();
+    if (auto* rjs = jobSetSpec.if_contains("replicatedJobs"); rjs && rjs->is_array()) {
+        auto rank = [&](const json::value& rj) {
+            std::string n = rj.is_object() ? str(&rj.get_object(), "name") : "";
+            return std::find(templateOrder.begin(), templateOrder.end(), n) - templateOrder.begin();
+        };
+        auto& a = rjs->get_array();
+        std::vector<json::value> sorted(a.begin(), a.end());
+        std::stable_sort(sorted.begin(), sorted.end(), [&](auto const& x, auto const& y) { return rank(x) < rank(y); });
+        a = json::array(sorted.begin(), sorted.end());
+    }
+
+    // Step 3: apply-config semantics.
+    dropZeroValues(jobSet, "");
+
+    // Step 4: counts, resources merge, PodSets.
+    const json::object* trainer = nullptr;
+    if (auto* t = tj.member(&tjSpec, "trainer", json::kind::object, "spec.trainer")) trainer = &t->get_object();
+    const json::value* resourcesPerNode =
+        trainer ? tj.member(trainer, "resourcesPerNode", json::kind::object, "spec.trainer.resourcesPerNode") : nullptr;
+    if (resourcesPerNode)
+        for (std::string_view k : {"limits", "requests"})
+            resourceList(tj, &resourcesPerNode->get_object(), k, "spec.trainer.resourcesPerNode." + std::string(k));
+    bool launcherAsNode = false;
+    if (auto* mpi = obj(mlPolicy, "mpi"))
+        if (auto* v = mpi->if_contains("runLauncherAsNode"); v && v->is_bool()) launcherAsNode = v->get_bool();
+
+    json::array podSets;
+    if (rt.member(&jobSetSpec, "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs")) {
+        auto& a = jobSetSpec["replicatedJobs"].get_array();
+        for (size_t i = 0; i < a.size(); ++i) {
+            std::string rp = idx("spec.template.spec.replicatedJobs", i);
+            if (!a[i].is_object()) {
+                rt.error(rp, "must be an object", ErrorType::TypeInvalid);
+                continue;
+            }
+            json::object& rj = a[i].get_object();
+            std::string name = str(&rj, "name");
+            if (name.empty()) rt.error(rp + ".name", "Required value", ErrorType::Required);
+            auto* jobTemplate = obj(&rj, "template");
+            auto* jobSpec = obj(jobTemplate, "spec");
+            json::object* podSpec = obj(obj(jobSpec, "template"), "spec");
+            const std::string pp = rp + ".template.spec.template.spec";
+            if (!podSpec) rt.error(pp, "Required value", ErrorType::Required);
+
+            int64_t count = 1;
+            if (auto* par = rt.member(jobSpec, "parallelism", json::kind::int64, rp + ".template.spec.parallelism"))
+                count = *integer(*par);
+            json::value ancestor = nullptr;
+            if (auto* l = path(jobTemplate, {"metadata", "labels"}))
+                if (auto* v = l->if_contains(kAncestorLabel); v && v->is_string()) ancestor = *v;
+            bool trainerJob = ancestor.is_string() && ancestor.get_string() == kTrainerAncestor;
+            if (trainerJob && mlPolicy) {
+                count = 1;
+                if (auto* n = rt.member(mlPolicy, "numNodes", json::kind::int64, "spec.mlPolicy.numNodes")) count = *integer(*n);
+            }
+
+            // Resource merge into the first container named "node" (§4.2 step 4 (a)/(b)).
+            if (resourcesPerNode && podSpec && ((trainerJob && mlPolicy) || (launcherAsNode && name == "node")))
+                if (auto* cs = podSpec->if_contains("containers"); cs && cs->is_array())
+                    for (auto& c : cs->get_array())
+                        if (c.is_object() && str(&c.get_object(), "name") == "node") {
+                            auto& co = c.get_object();
+                            json::value base = co.contains("resources") ? co.at("resources") : json::value(json::object());
+                            co["resources"] = strategicMerge(base, *resourcesPerNode, diag, "spec.trainer.resourcesPerNode");
+                            break;
+                        }
+
+            json::object ps{{"name", name}, {"ancestor", ancestor}, {"count", std::max<int64_t>(count, 1)}};
+            for (std::string_view list : {"initContainers", "containers"}) {
+                json::array out;
+                if (auto* cs = rt.member(podSpec, list, json::kind::array, pp + "." + std::string(list))) {
+                    auto const& ca = cs->get_array();
+                    for (size_t c = 0; c < ca.size(); ++c)
+                        out.push_back(podSetContainer(rt, ca[c], idx(pp + "." + std::string(list), c)));
+                }
+                ps[list] = std::move(out);
+            }
+            auto* vols = rt.member(podSpec, "volumes", json::kind::array, pp + ".volumes");
+            ps["volumes"] = vols ? *vols : json::array();
+            ps["endpoints"] = json::array();
+            ps["singlePodRequests"] = podSpec ? podRequestsImpl(rt, *podSpec, pp) : json::object();
+            podSets.push_back(std::move(ps));
+        }
+    }
+
+    // Step 5.
+    auto* rmd = obj(&runtime, "metadata");
+    json::object runtimeMeta{{"name", str(rmd, "name")}};
+    if (auto ns = str(rmd, "namespace"); !ns.empty()) runtimeMeta["namespace"] = ns;
+    for (std::string_view k : {"labels", "annotations"})
+        if (auto* m = obj(rmd, k)) runtimeMeta[k] = *m;
+    json::object policy;
+    if (mlPolicy) policy["mlPolicy"] = *mlPolicy;
+    if (pgV) policy["podGroupPolicy"] = *pgV;
+
+    return json::object{
+        {"infoVersion", 1},
+        {"trainJob", trainJob},
+        {"runtime", json::object{{"apiVersion", str(&runtime, "apiVersion")}, {"kind", str(&runtime, "kind")}, {"metadata", std::move(runtimeMeta)}}},
+        {"labels", std::move(labels)},
+        {"annotations", std::move(annotations)},
+        {"runtimePolicy", std::move(policy)},
+        {"scheduler", json::object{{"podLabels", json::object()}, {"podAnnotations", json::object()}}},
+        {"jobSetSpec", std::move(jobSet)},
+        {"podSets", std::move(podSets)},
+    };
+}
+
+}  // namespace trainer::core

@@ -1,0 +1,44 @@
+// Runtime lookup (spec §3, §10) and the Info document v1 (sdk/docs/info.md, spec §4.1, §4.2).
+#pragma once
+
+#include "core/api/errors.hpp"
+#include "core/api/object_set.hpp"
+
+#include <boost/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace trainer::core {
+
+namespace json = boost::json;
+
+// "<Kind>.<group>" of spec.runtimeRef with CRD defaults (ClusterTrainingRuntime,
+// trainer.kubeflow.org); just "<Kind>" when the group is empty.
+std::string runtimeRegistryKey(const json::object& trainJob);
+
+// "<job>-runtime-snapshot".
+std::string runtimeSnapshotName(const json::object& trainJob);
+
+// The runtime the TrainJob refers to: with `useSnapshot`, the one stored in the snapshot
+// ConfigMap when that exists (§10, its error texts); otherwise the live TrainingRuntime in the
+// TrainJob's namespace or the ClusterTrainingRuntime (§3 not-found texts). nullopt + error on
+// failure (errors at `spec.runtimeRef`).
+std::optional<json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster, Diagnostics& diag,
+                                           bool useSnapshot);
+
+// The ConfigMap `<job>-runtime-snapshot` (§10): TrainJob controller owner reference,
+// data.runtime = YAML of the whole runtime object.
+json::object runtimeSnapshot(const json::object& trainJob, const json::object& runtime);
+
+// The Info document v1 for one reconcile (§4.2): labels/annotations, runtime patches applied by
+// strategic merge, apply-config zero values dropped, counts, resourcesPerNode merge, PodSets
+// with singlePodRequests. Malformed fields become errors with field paths; never throws.
+json::object buildInfo(const json::object& trainJob, const json::object& runtime, Diagnostics& diag);
+
+// Kubernetes "pod requests" of a pod spec: containers summed, init containers by the sidecar
+// rule, pod-level spec.resources.requests (cpu, memory, hugepages-*) overriding, plus
+// spec.overhead. Quantities as canonical strings. Invalid quantities are reported at `path`.
+json::object podRequests(const json::object& podSpec, Diagnostics& diag, const std::string& path = "");
+
+}  // namespace trainer::core
