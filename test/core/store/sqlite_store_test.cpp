@@ -1,0 +1,311 @@
+// The SQLite store as a file shared by processes: persistence, bad files, a change feed across
+// processes, kill -9 in the middle of writes, concurrent writers.
+#include <boost/test/unit_test.hpp>
+
+#include "store_test_util.hpp"
+
+#include <csignal>
+#include <fstream>
+#include <set>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace trainer::core;
+using namespace trainer::core::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::unique_ptr<SqliteStore> openOrFail(const std::string& path) {
+    auto r = SqliteStore::open(path);
+    if (!r.store) throw std::runtime_error(r.error);
+    return std::move(r.store);
+}
+
+// Runs `body` in a forked child that exits with its return value (never returns in the child).
+// The caller must hold no open store across the fork.
+template <class F>
+pid_t forkChild(F&& body) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int rc = 99;
+        try {
+            rc = body();
+        } catch (...) {
+        }
+        _exit(rc);
+    }
+    return pid;
+}
+
+int waitExit(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+std::string payload(int i) { return std::string(2000 + i % 100, static_cast<char>('a' + i % 26)); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(sqlite_persists_across_reopen) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    std::string uid;
+    {
+        auto store = openOrFail(path);
+        auto r = store->create(trainJob("x"));
+        BOOST_TEST_REQUIRE(r.ok(), r.message);
+        uid = meta(r.object, "uid");
+        BOOST_TEST(store->create(configMap("c")).ok());
+        BOOST_TEST(store->integrityCheck() == "ok");
+    }
+    auto store = openOrFail(path);
+    BOOST_TEST(store->revision() == 2);
+    auto got = store->get(ObjectKey{"trainer.kubeflow.org/v1alpha1", "TrainJob", "default", "x"});
+    BOOST_TEST_REQUIRE(got.has_value());
+    BOOST_TEST(meta(*got, "uid") == uid);
+    BOOST_TEST(store->changesSince(0, 10).size() == 2u);
+    BOOST_TEST(store->create(configMap("d")).object.at("metadata").at("resourceVersion") == json::value("3"));
+}
+
+BOOST_AUTO_TEST_CASE(sqlite_rejects_bad_files_with_clear_errors) {
+    TempDir dir;
+    struct Case {
+        const char* name;
+        std::function<std::string()> prepare;  // returns the path to open
+        const char* expected;                  // substring of the error
+    };
+    const Case cases[] = {
+        {"garbage bytes",
+         [&] {
+             auto p = dir.file("garbage.db");
+             std::ofstream(p) << std::string(8192, 'x') << "this is not sqlite";
+             return p;
+         },
+         "not a store (file is not an SQLite database or is corrupt)"},
+        {"a directory", [&] { return dir.file(""); }, "cannot open store"},
+        {"missing parent directory", [&] { return dir.file("nope/s.db"); }, "cannot open store"},
+        {"foreign SQLite database",
+         [&] {
+             auto p = dir.file("foreign.db");
+             sqlite3* db = nullptr;
+             sqlite3_open(p.c_str(), &db);
+             sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
+             sqlite3_close(db);
+             return p;
+         },
+         "not a trainer-operator store"},
+        {"newer schema",
+         [&] {
+             auto p = dir.file("newer.db");
+             { openOrFail(p); }
+             sqlite3* db = nullptr;
+             sqlite3_open(p.c_str(), &db);
+             sqlite3_exec(db, "UPDATE schema_version SET version = 99", nullptr, nullptr, nullptr);
+             sqlite3_close(db);
+             return p;
+         },
+         "store schema version 99 is not supported by this binary (supports 1)"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            auto path = c.prepare();
+            auto r = SqliteStore::open(path);
+            BOOST_TEST(!r.store);
+            BOOST_TEST(r.error.find(c.expected) != std::string::npos, r.error);
+            BOOST_TEST(r.error.find(path) == 0u, r.error);
+        }
+    }
+    // An empty file is a new store.
+    auto empty = dir.file("empty.db");
+    std::ofstream(empty).close();
+    auto r = SqliteStore::open(empty);
+    BOOST_TEST_REQUIRE(r.store, r.error);
+    BOOST_TEST(r.store->create(configMap("a")).ok());
+}
+
+BOOST_AUTO_TEST_CASE(sqlite_corrupt_row_is_an_error_not_a_crash) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    {
+        auto store = openOrFail(path);
+        BOOST_TEST(store->create(configMap("a")).ok());
+    }
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_exec(db, "UPDATE objects SET body = '{broken'; UPDATE changes SET body = '[1]'", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    auto store = openOrFail(path);
+    BOOST_TEST(!store->get(ObjectKey{"v1", "ConfigMap", "default", "a"}).has_value());
+    BOOST_TEST(store->lastError().find("corrupt object ConfigMap default/a") != std::string::npos, store->lastError());
+    BOOST_TEST(store->list("v1", "ConfigMap").empty());
+    BOOST_TEST(store->changesSince(0, 10).empty());
+    auto u = store->update(configMap("a"));
+    BOOST_TEST(u.status == StoreStatus::Error);
+    BOOST_TEST(u.message.find("corrupt object") != std::string::npos, u.message);
+}
+
+BOOST_AUTO_TEST_CASE(sqlite_change_feed_sees_another_process_within_a_second) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    int go[2];
+    BOOST_TEST_REQUIRE(pipe(go) == 0);
+    pid_t child = forkChild([&] {
+        close(go[1]);
+        char c;
+        if (read(go[0], &c, 1) != 1) return 2;
+        auto store = openOrFail(path);
+        auto r = store->apply(trainJob("from-child"), "kubectl");
+        return r.ok() ? 0 : 1;
+    });
+    close(go[0]);
+    auto store = openOrFail(path);
+    BOOST_TEST(store->create(configMap("parent")).ok());
+    auto since = store->revision();
+    BOOST_TEST(write(go[1], "g", 1) == 1);
+    close(go[1]);
+
+    auto start = std::chrono::steady_clock::now();
+    std::vector<Change> seen;
+    while (seen.empty() && std::chrono::steady_clock::now() - start < 1s) {
+        seen = store->changesSince(since, 100);
+        if (seen.empty()) std::this_thread::sleep_for(20ms);
+    }
+    BOOST_TEST(waitExit(child) == 0);
+    BOOST_TEST_REQUIRE(seen.size() == 1u);
+    BOOST_TEST(seen[0].type == ChangeType::Added);
+    BOOST_TEST(seen[0].key.name == "from-child");
+    BOOST_TEST(seen[0].revision == since + 1);
+    BOOST_TEST(store->revision() == since + 1);
+    BOOST_TEST(store->get(seen[0].key).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(sqlite_kill_9_loses_nothing_acknowledged) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    int acks[2];
+    BOOST_TEST_REQUIRE(pipe(acks) == 0);
+    pid_t child = forkChild([&] {
+        close(acks[0]);
+        auto store = openOrFail(path);
+        for (int i = 0;; ++i) {
+            auto cm = configMap("cm-" + std::to_string(i));
+            cm["data"].as_object()["payload"] = payload(i);
+            auto r = store->create(cm);
+            if (!r.ok()) return 1;
+            // Every other object gets a second write, so kills also land inside updates and GC.
+            if (i % 2 == 1) {
+                cm = r.object;
+                cm["data"].as_object()["updated"] = "yes";
+                if (!store->update(cm).ok()) return 1;
+            }
+            auto line = std::to_string(i) + "\n";
+            if (write(acks[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) return 1;
+        }
+    });
+    close(acks[1]);
+    // Let it commit a good number of objects, then kill it wherever it is.
+    std::string received;
+    char buf[4096];
+    auto start = std::chrono::steady_clock::now();
+    while (std::count(received.begin(), received.end(), '\n') < 150 && std::chrono::steady_clock::now() - start < 10s) {
+        auto n = read(acks[0], buf, sizeof buf);
+        if (n <= 0) break;
+        received.append(buf, static_cast<size_t>(n));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(37));
+    kill(child, SIGKILL);
+    BOOST_TEST(waitExit(child) == -SIGKILL);
+    for (ssize_t n; (n = read(acks[0], buf, sizeof buf)) > 0;) received.append(buf, static_cast<size_t>(n));
+    close(acks[0]);
+
+    std::vector<int> acked;
+    for (size_t pos = 0, nl; (nl = received.find('\n', pos)) != std::string::npos; pos = nl + 1)
+        acked.push_back(std::stoi(received.substr(pos, nl - pos)));
+    BOOST_TEST_REQUIRE(acked.size() >= 150u);
+
+    auto store = openOrFail(path);
+    BOOST_TEST(store->integrityCheck() == "ok");
+    for (int i : acked) {
+        auto o = store->get(ObjectKey{"v1", "ConfigMap", "default", "cm-" + std::to_string(i)});
+        BOOST_TEST_REQUIRE(o.has_value(), "acknowledged object cm-" << i << " lost");
+        BOOST_TEST(o->at("data").at("payload") == json::value(payload(i)));
+        BOOST_TEST(o->at("data").as_object().contains("updated") == (i % 2 == 1));
+    }
+    // Whatever was stored is complete: every object and every feed entry parses.
+    auto all = store->list("v1", "ConfigMap");
+    BOOST_TEST(store->lastError() == "");
+    BOOST_TEST(all.size() >= acked.size());
+    BOOST_TEST(all.size() <= acked.size() + 1);
+    auto feed = store->changesSince(0, 1000000);
+    BOOST_TEST(store->lastError() == "");
+    BOOST_TEST(static_cast<int64_t>(feed.size()) == store->revision());
+    // And the store keeps working.
+    BOOST_TEST(store->create(configMap("after")).ok());
+}
+
+BOOST_AUTO_TEST_CASE(sqlite_concurrent_writers_from_two_processes) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    constexpr int kObjects = 150, kIncrements = 40;
+    auto writer = [&](int id) {
+        return forkChild([&, id] {
+            auto store = openOrFail(path);
+            auto counter = configMap("counter");
+            counter["data"].as_object()["n"] = "0";
+            auto a = store->create(counter);
+            if (!a.ok() && a.status != StoreStatus::AlreadyExists) return 10;
+            int failures = 0, done = 0;
+            for (int i = 0; i < kObjects; ++i) {
+                auto r = store->create(configMap("w" + std::to_string(id) + "-" + std::to_string(i)));
+                failures += r.ok() ? 0 : 1;
+                // Read-modify-write with retry on conflict, as a controller does.
+                if (i % (kObjects / kIncrements) == 0 && done < kIncrements) {
+                    for (;;) {
+                        auto cur = store->get(ObjectKey{"v1", "ConfigMap", "default", "counter"});
+                        if (!cur) return 11;
+                        auto n = std::stoi(std::string(cur->at("data").at("n").as_string()));
+                        (*cur)["data"].as_object()["n"] = std::to_string(n + 1);
+                        auto u = store->update(*cur);
+                        if (u.ok()) break;
+                        if (u.status != StoreStatus::Conflict) return 12;
+                    }
+                    ++done;
+                }
+            }
+            return failures == 0 && done == kIncrements ? 0 : 13;
+        });
+    };
+    pid_t a = writer(1), b = writer(2);
+    BOOST_TEST(waitExit(a) == 0);
+    BOOST_TEST(waitExit(b) == 0);
+    auto store = openOrFail(path);
+    BOOST_TEST(store->integrityCheck() == "ok");
+    BOOST_TEST(store->list("v1", "ConfigMap").size() == static_cast<size_t>(2 * kObjects + 1));
+    auto counter = store->get(ObjectKey{"v1", "ConfigMap", "default", "counter"});
+    BOOST_TEST_REQUIRE(counter.has_value());
+    BOOST_TEST(counter->at("data").at("n") == json::value(std::to_string(2 * kIncrements)));
+    // Revisions are unique and dense across both writers.
+    auto feed = store->changesSince(0, 100000);
+    BOOST_TEST(static_cast<int64_t>(feed.size()) == store->revision());
+    for (size_t i = 0; i < feed.size(); ++i) BOOST_TEST(feed[i].revision == static_cast<int64_t>(i + 1));
+}
+
+BOOST_AUTO_TEST_CASE(sqlite_change_feed_compaction) {
+    TempDir dir;
+    SqliteStoreOptions o;
+    o.keepChanges = 10;
+    auto r = SqliteStore::open(dir.file("s.db"), o);
+    BOOST_TEST_REQUIRE(r.store, r.error);
+    for (int i = 0; i < 30; ++i) BOOST_TEST(r.store->create(configMap("c" + std::to_string(i))).ok());
+    auto compacted = r.store->compactedRevision();
+    BOOST_TEST(compacted >= 10);
+    BOOST_TEST(compacted <= 20);
+    auto feed = r.store->changesSince(0, 100);
+    BOOST_TEST_REQUIRE(!feed.empty());
+    BOOST_TEST(feed.front().revision == compacted + 1);
+    BOOST_TEST(feed.back().revision == 30);
+}

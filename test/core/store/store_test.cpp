@@ -1,0 +1,485 @@
+#define BOOST_TEST_MODULE test_core_store
+#include <boost/test/unit_test.hpp>
+
+#include "store_test_util.hpp"
+
+#include <boost/mpl/list.hpp>
+
+#include <regex>
+#include <set>
+
+using namespace trainer::core;
+using namespace trainer::core::test;
+
+using Backends = boost::mpl::list<MemoryBackend, SqliteBackend>;
+
+static const ObjectKey kJob{"trainer.kubeflow.org/v1alpha1", "TrainJob", "default", "x"};
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(create_assigns_server_metadata, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    BOOST_TEST(store->revision() == 0);
+    auto r = store->create(trainJob("x"));
+    BOOST_TEST_REQUIRE(r.ok(), r.message);
+    static const std::regex uuidV4("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+    BOOST_TEST(std::regex_match(meta(r.object, "uid"), uuidV4));
+    BOOST_TEST(meta(r.object, "resourceVersion") == "1");
+    BOOST_TEST(meta(r.object, "generation") == "1");
+    BOOST_TEST(meta(r.object, "creationTimestamp") == "2024-05-01T12:00:00Z");
+    BOOST_TEST(store->revision() == 1);
+
+    auto got = store->get(kJob);
+    BOOST_TEST_REQUIRE(got.has_value());
+    BOOST_TEST(*got == r.object);
+
+    auto second = store->create(trainJob("y"));
+    BOOST_TEST(meta(second.object, "resourceVersion") == "2");
+    BOOST_TEST(meta(second.object, "uid") != meta(r.object, "uid"));
+
+    auto dup = store->create(trainJob("x"));
+    BOOST_TEST(dup.status == StoreStatus::AlreadyExists);
+    BOOST_TEST(dup.message == R"(trainjobs.trainer.kubeflow.org "x" already exists)");
+    BOOST_TEST(store->revision() == 2);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(create_rejects_invalid_input, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    struct Case {
+        const char* name;
+        const char* json;
+        StoreStatus status;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"no name", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"default"}})", StoreStatus::Invalid,
+         R"(ConfigMap "" is invalid: metadata.name: Required value: name is required)"},
+        {"no kind", R"({"apiVersion":"v1","metadata":{"name":"a"}})", StoreStatus::Invalid,
+         R"( "a" is invalid: kind: Required value)"},
+        {"no apiVersion", R"({"kind":"ConfigMap","metadata":{"name":"a"}})", StoreStatus::Invalid,
+         R"(ConfigMap "a" is invalid: apiVersion: Required value)"},
+        {"resourceVersion set", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"5"}})",
+         StoreStatus::Invalid, R"(ConfigMap "a" is invalid: metadata.resourceVersion: Invalid value: "5": must be empty on create)"},
+        {"metadata not an object", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":7})", StoreStatus::Invalid,
+         R"(ConfigMap "" is invalid: metadata.name: Required value: name is required)"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            auto r = store->create(parseObject(c.json));
+            BOOST_TEST(r.status == c.status);
+            BOOST_TEST(r.message == c.message);
+        }
+    }
+    BOOST_TEST(store->revision() == 0);
+    BOOST_TEST(store->listAll().empty());
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(create_with_generate_name, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto ev = parseObject(R"({"apiVersion":"v1","kind":"Event","metadata":{"generateName":"x.","namespace":"default"}})");
+    auto a = store->create(ev), b = store->create(ev);
+    BOOST_TEST_REQUIRE(a.ok(), a.message);
+    BOOST_TEST_REQUIRE(b.ok(), b.message);
+    BOOST_TEST(meta(a.object, "name").size() == 7u);
+    BOOST_TEST(meta(a.object, "name").substr(0, 2) == "x.");
+    BOOST_TEST(meta(a.object, "name") != meta(b.object, "name"));
+    BOOST_TEST(store->list("v1", "Event", std::string("default")).size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(status_subresource_kinds_drop_status_on_create, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    struct Case {
+        const char* apiVersion;
+        const char* kind;
+        bool keepsStatus;
+    };
+    const Case cases[] = {
+        {"trainer.kubeflow.org/v1alpha1", "TrainJob", false},
+        {"jobset.x-k8s.io/v1alpha2", "JobSet", false},
+        {"scheduling.x-k8s.io/v1alpha1", "PodGroup", false},
+        {"trainer.kubeflow.org/v1alpha1", "TrainingRuntime", true},
+        {"v1", "ConfigMap", true},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.kind) {
+            json::object o{{"apiVersion", c.apiVersion},
+                           {"kind", c.kind},
+                           {"metadata", {{"name", "s"}, {"namespace", "default"}}},
+                           {"status", {{"phase", "Done"}}}};
+            auto r = store->create(o);
+            BOOST_TEST_REQUIRE(r.ok(), r.message);
+            BOOST_TEST(r.object.contains("status") == c.keepsStatus);
+            BOOST_TEST(store->get(keyOf(o))->contains("status") == c.keepsStatus);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(update_generation_and_resource_version_rules, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto created = store->create(trainJob("x"));
+    BOOST_TEST_REQUIRE(created.ok(), created.message);
+    struct Case {
+        const char* name;
+        std::function<void(json::object&)> edit;
+        int64_t generation;  // after the update
+        bool written;        // resourceVersion bumped
+    };
+    const Case cases[] = {
+        {"spec change bumps generation", [](json::object& o) { o["spec"].as_object()["suspend"] = true; }, 2, true},
+        {"label change keeps generation",
+         [](json::object& o) { o["metadata"].as_object()["labels"] = json::object{{"a", "b"}}; }, 2, true},
+        {"status change is ignored by update",
+         [](json::object& o) { o["status"] = json::object{{"conditions", json::array{}}}; }, 2, false},
+        {"server metadata from the client is ignored",
+         [](json::object& o) {
+             o["metadata"].as_object()["uid"] = "forged";
+             o["metadata"].as_object()["generation"] = 42;
+             o["metadata"].as_object()["creationTimestamp"] = "2000-01-01T00:00:00Z";
+         },
+         2, false},
+        {"no change writes nothing", [](json::object&) {}, 2, false},
+        {"new top-level field bumps generation", [](json::object& o) { o["extra"] = 1; }, 3, true},
+    };
+    json::object current = created.object;
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            json::object edited = current;
+            c.edit(edited);
+            auto before = store->revision();
+            auto r = store->update(edited);
+            BOOST_TEST_REQUIRE(r.ok(), r.message);
+            BOOST_TEST(meta(r.object, "generation") == std::to_string(c.generation));
+            BOOST_TEST(meta(r.object, "uid") == meta(created.object, "uid"));
+            BOOST_TEST(meta(r.object, "creationTimestamp") == "2024-05-01T12:00:00Z");
+            BOOST_TEST(!r.object.contains("status"));
+            BOOST_TEST(store->revision() == before + (c.written ? 1 : 0));
+            BOOST_TEST(meta(r.object, "resourceVersion") == (c.written ? std::to_string(before + 1) : meta(current, "resourceVersion")));
+            BOOST_TEST(*store->get(kJob) == r.object);
+            current = r.object;
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(optimistic_concurrency, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto v1 = store->create(trainJob("x")).object;
+    auto edit = v1;
+    edit["spec"].as_object()["suspend"] = true;
+    auto v2 = store->update(edit);
+    BOOST_TEST_REQUIRE(v2.ok(), v2.message);
+
+    const std::string conflict =
+        R"(Operation cannot be fulfilled on trainjobs.trainer.kubeflow.org "x": the object has been modified; please apply your changes to the latest version and try again)";
+    auto stale = v1;
+    stale["spec"].as_object()["suspend"] = false;
+    auto r = store->update(stale);
+    BOOST_TEST(r.status == StoreStatus::Conflict);
+    BOOST_TEST(r.message == conflict);
+    stale["status"] = json::object{{"x", 1}};
+    auto rs = store->updateStatus(stale);
+    BOOST_TEST(rs.status == StoreStatus::Conflict);
+    BOOST_TEST(rs.message == conflict);
+    auto ra = store->apply(stale, "trainer");
+    BOOST_TEST(ra.status == StoreStatus::Conflict);
+    BOOST_TEST(store->get(kJob)->at("spec").as_object().at("suspend") == json::value(true));
+
+    // An empty resourceVersion is an unconditional update.
+    stale["metadata"].as_object().erase("resourceVersion");
+    auto unconditional = store->update(stale);
+    BOOST_TEST_REQUIRE(unconditional.ok(), unconditional.message);
+    BOOST_TEST(store->get(kJob)->at("spec").as_object().at("suspend") == json::value(false));
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(not_found_messages, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    const std::string msg = R"(trainjobs.trainer.kubeflow.org "x" not found)";
+    BOOST_TEST(!store->get(kJob).has_value());
+    auto u = store->update(trainJob("x"));
+    BOOST_TEST(u.status == StoreStatus::NotFound);
+    BOOST_TEST(u.message == msg);
+    auto s = store->updateStatus(trainJob("x"));
+    BOOST_TEST(s.status == StoreStatus::NotFound);
+    BOOST_TEST(s.message == msg);
+    auto d = store->remove(kJob);
+    BOOST_TEST(d.status == StoreStatus::NotFound);
+    BOOST_TEST(d.message == msg);
+    auto cm = store->remove(ObjectKey{"v1", "ConfigMap", "default", "c"});
+    BOOST_TEST(cm.message == R"(configmaps "c" not found)");
+    auto js = store->remove(ObjectKey{"jobset.x-k8s.io/v1alpha2", "JobSet", "default", "j"});
+    BOOST_TEST(js.message == R"(jobsets.jobset.x-k8s.io "j" not found)");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(update_status_changes_only_status, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto created = store->create(trainJob("x")).object;
+    auto in = created;
+    in["spec"].as_object()["suspend"] = true;
+    in["metadata"].as_object()["labels"] = json::object{{"a", "b"}};
+    in["status"] = parseObject(R"({"conditions":[{"type":"Complete","status":"True"}]})");
+    auto r = store->updateStatus(in);
+    BOOST_TEST_REQUIRE(r.ok(), r.message);
+    BOOST_TEST(r.object.at("status") == in.at("status"));
+    BOOST_TEST(!r.object.at("spec").as_object().contains("suspend"));
+    BOOST_TEST(!r.object.at("metadata").as_object().contains("labels"));
+    BOOST_TEST(meta(r.object, "generation") == "1");
+    BOOST_TEST(meta(r.object, "resourceVersion") == "2");
+
+    // Same status again: nothing written.
+    auto again = store->updateStatus(r.object);
+    BOOST_TEST_REQUIRE(again.ok());
+    BOOST_TEST(store->revision() == 2);
+
+    // update keeps the status it cannot change.
+    auto spec = r.object;
+    spec.erase("status");
+    spec["spec"].as_object()["suspend"] = true;
+    auto u = store->update(spec);
+    BOOST_TEST_REQUIRE(u.ok(), u.message);
+    BOOST_TEST(u.object.at("status") == in.at("status"));
+    BOOST_TEST(meta(u.object, "generation") == "2");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(apply_created_configured_unchanged, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto cm = configMap("c");
+    struct Step {
+        const char* name;
+        std::function<void(json::object&)> edit;
+        ApplyOutcome outcome;
+        const char* generation;
+    };
+    const Step steps[] = {
+        {"first apply creates", [](json::object&) {}, ApplyOutcome::Created, "1"},
+        {"same content is unchanged", [](json::object&) {}, ApplyOutcome::Unchanged, "1"},
+        {"server metadata in the input is ignored",
+         [](json::object& o) { o["metadata"].as_object()["uid"] = "other"; }, ApplyOutcome::Unchanged, "1"},
+        {"data change configures", [](json::object& o) { o["data"].as_object()["k"] = "v2"; }, ApplyOutcome::Configured, "2"},
+        {"label change configures without generation",
+         [](json::object& o) { o["metadata"].as_object()["labels"] = json::object{{"l", "1"}}; },
+         ApplyOutcome::Configured, "2"},
+        {"omitted labels are kept", [](json::object& o) { o["metadata"].as_object().erase("labels"); },
+         ApplyOutcome::Unchanged, "2"},
+    };
+    for (auto const& s : steps) {
+        BOOST_TEST_CONTEXT(s.name) {
+            s.edit(cm);
+            auto before = store->revision();
+            auto r = store->apply(cm, "trainer");
+            BOOST_TEST_REQUIRE(r.ok(), r.message);
+            BOOST_TEST(toString(r.outcome) == toString(s.outcome));
+            BOOST_TEST(meta(r.object, "generation") == s.generation);
+            BOOST_TEST(store->revision() == before + (s.outcome == ApplyOutcome::Unchanged ? 0 : 1));
+            auto const& mf = r.object.at("metadata").as_object().at("managedFields").as_array();
+            BOOST_TEST_REQUIRE(mf.size() == 1u);
+            BOOST_TEST(mf[0].at("manager") == json::value("trainer"));
+            BOOST_TEST(mf[0].at("operation") == json::value("Apply"));
+            BOOST_TEST(mf[0].at("time") == json::value("2024-05-01T12:00:00Z"));
+            BOOST_TEST(*store->get(keyOf(cm)) == r.object);
+            cm["metadata"].as_object().erase("uid");
+        }
+    }
+    BOOST_TEST(store->get(keyOf(cm))->at("data").at("k") == json::value("v2"));
+    BOOST_TEST(store->get(keyOf(cm))->at("metadata").at("labels").at("l") == json::value("1"));
+
+    // A second manager is recorded beside the first.
+    cm["data"].as_object()["k"] = "v3";
+    auto other = store->apply(cm, "kubectl");
+    BOOST_TEST_REQUIRE(other.ok());
+    BOOST_TEST(other.object.at("metadata").at("managedFields").as_array().size() == 2u);
+
+    // Status of a status-subresource kind is not applied.
+    auto job = trainJob("x");
+    BOOST_TEST(store->apply(job, "trainer").outcome == ApplyOutcome::Created);
+    job["status"] = json::object{{"a", 1}};
+    auto ignored = store->apply(job, "trainer");
+    BOOST_TEST(ignored.outcome == ApplyOutcome::Unchanged);
+    BOOST_TEST(!store->get(kJob)->contains("status"));
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(remove_collects_dependents_recursively, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto job = store->create(trainJob("x")).object;
+    auto other = store->create(trainJob("other")).object;
+    auto jobset = store->create(ownedBy(parseObject(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+        "metadata":{"name":"x","namespace":"default"}})"), job)).object;
+    auto child = store->create(ownedBy(parseObject(R"({"apiVersion":"batch/v1","kind":"Job",
+        "metadata":{"name":"x-node-0","namespace":"default"}})"), jobset)).object;
+    auto grandchild = store->create(ownedBy(parseObject(R"({"apiVersion":"v1","kind":"Pod",
+        "metadata":{"name":"x-node-0-0","namespace":"default"}})"), child)).object;
+    store->create(ownedBy(configMap("x-runtime-snapshot"), job));
+    store->create(ownedBy(configMap("x-mpi-hostfile"), job));
+    store->create(ownedBy(parseObject(R"({"apiVersion":"v1","kind":"Secret",
+        "metadata":{"name":"x-mpi-ssh-auth","namespace":"default"}})"), job));
+    store->create(configMap("unrelated"));
+    store->create(ownedBy(configMap("other-snapshot"), other));
+    // Two owners: survives while the other owner exists.
+    store->create(ownedBy(ownedBy(configMap("shared"), job), other));
+    BOOST_TEST_REQUIRE(store->listAll().size() == 11u);
+
+    auto before = store->revision();
+    auto r = store->remove(kJob);
+    BOOST_TEST_REQUIRE(r.ok(), r.message);
+    BOOST_TEST(meta(r.object, "name") == "x");
+
+    std::set<std::string> left;
+    for (auto const& o : store->listAll()) left.insert(keyOf(o).display());
+    const std::set<std::string> expected{"TrainJob default/other", "ConfigMap default/unrelated",
+                                         "ConfigMap default/other-snapshot", "ConfigMap default/shared"};
+    BOOST_TEST(left == expected, boost::test_tools::per_element());
+
+    auto changes = store->changesSince(before, 100);
+    std::set<std::string> deleted;
+    for (auto const& c : changes) {
+        BOOST_TEST(c.type == ChangeType::Deleted);
+        deleted.insert(c.key.display());
+    }
+    const std::set<std::string> expectedDeleted{"TrainJob default/x", "JobSet default/x", "Job default/x-node-0",
+                                                "Pod default/x-node-0-0", "ConfigMap default/x-runtime-snapshot",
+                                                "ConfigMap default/x-mpi-hostfile", "Secret default/x-mpi-ssh-auth"};
+    BOOST_TEST(deleted == expectedDeleted, boost::test_tools::per_element());
+    BOOST_TEST(changes.size() == 7u);
+    BOOST_TEST(changes.front().key.display() == "TrainJob default/x");
+    BOOST_TEST(store->revision() == before + 7);
+
+    // Removing the second owner now collects the shared dependent.
+    BOOST_TEST(store->remove(keyOf(other)).ok());
+    BOOST_TEST(!store->get(ObjectKey{"v1", "ConfigMap", "default", "shared"}).has_value());
+    BOOST_TEST(store->get(ObjectKey{"v1", "ConfigMap", "default", "unrelated"}).has_value());
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(remove_survives_ownership_cycles, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto a = store->create(configMap("a")).object;
+    auto b = store->create(ownedBy(configMap("b"), a)).object;
+    auto a2 = ownedBy(a, b);
+    BOOST_TEST_REQUIRE(store->update(a2).ok());
+    BOOST_TEST(store->remove(keyOf(a)).ok());
+    BOOST_TEST(store->listAll().empty());
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(change_feed_in_revision_order, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto created = store->create(configMap("a")).object;
+    auto edit = created;
+    edit["data"].as_object()["k"] = "v2";
+    store->update(edit);
+    store->create(configMap("b"));
+    store->remove(keyOf(created));
+
+    auto all = store->changesSince(0, 100);
+    BOOST_TEST_REQUIRE(all.size() == 4u);
+    struct Expect {
+        int64_t revision;
+        ChangeType type;
+        const char* name;
+    };
+    const Expect expected[] = {{1, ChangeType::Added, "a"}, {2, ChangeType::Modified, "a"}, {3, ChangeType::Added, "b"},
+                               {4, ChangeType::Deleted, "a"}};
+    for (size_t i = 0; i < all.size(); ++i) {
+        BOOST_TEST_CONTEXT("change " << i) {
+            BOOST_TEST(all[i].revision == expected[i].revision);
+            BOOST_TEST(toString(all[i].type) == toString(expected[i].type));
+            BOOST_TEST(all[i].key.name == expected[i].name);
+            BOOST_TEST(meta(all[i].object, "name") == expected[i].name);
+        }
+    }
+    BOOST_TEST(all[1].object.at("data").at("k") == json::value("v2"));
+    BOOST_TEST(meta(all[3].object, "resourceVersion") == "4");
+
+    auto page = store->changesSince(1, 2);
+    BOOST_TEST_REQUIRE(page.size() == 2u);
+    BOOST_TEST(page[0].revision == 2);
+    BOOST_TEST(page[1].revision == 3);
+    BOOST_TEST(store->changesSince(4, 10).empty());
+    BOOST_TEST(store->compactedRevision() == 0);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(list_filters_by_kind_and_namespace, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    store->create(configMap("a", "ns1"));
+    store->create(configMap("b", "ns2"));
+    store->create(configMap("c", "ns1"));
+    store->create(trainJob("a", "ns1"));
+    BOOST_TEST(store->list("v1", "ConfigMap").size() == 3u);
+    auto ns1 = store->list("v1", "ConfigMap", std::string("ns1"));
+    BOOST_TEST_REQUIRE(ns1.size() == 2u);
+    BOOST_TEST(meta(ns1[0], "name") == "a");
+    BOOST_TEST(meta(ns1[1], "name") == "c");
+    BOOST_TEST(store->list("v1", "Secret").empty());
+    BOOST_TEST(store->listAll().size() == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(resource_table_defaults) {
+    ResourceTable t;
+    struct Case {
+        const char* apiVersion;
+        const char* kind;
+        const char* qualified;
+        bool status;
+    };
+    const Case cases[] = {
+        {"trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs.trainer.kubeflow.org", true},
+        {"trainer.kubeflow.org/v1alpha1", "TrainingRuntime", "trainingruntimes.trainer.kubeflow.org", false},
+        {"trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime", "clustertrainingruntimes.trainer.kubeflow.org", false},
+        {"jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", true},
+        {"scheduling.x-k8s.io/v1alpha1", "PodGroup", "podgroups.scheduling.x-k8s.io", true},
+        {"v1", "ConfigMap", "configmaps", false},
+        {"v1", "Secret", "secrets", false},
+        {"coordination.k8s.io/v1", "Lease", "leases.coordination.k8s.io", false},
+        {"node.k8s.io/v1", "RuntimeClass", "runtimeclasses.node.k8s.io", false},
+        {"example.com/v1", "Policy", "policies.example.com", true},
+        {"example.com/v1", "Class", "classes.example.com", true},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.kind) {
+            BOOST_TEST(t.qualifiedResource(c.apiVersion, c.kind) == c.qualified);
+            BOOST_TEST(t.lookup(c.apiVersion, c.kind).statusSubresource == c.status);
+        }
+    }
+    t.add("example.com", "Policy", ResourceInfo{"policyset", false});
+    BOOST_TEST(t.qualifiedResource("example.com/v2", "Policy") == "policyset.example.com");
+    BOOST_TEST(!t.lookup("example.com/v2", "Policy").statusSubresource);
+}
+
+BOOST_AUTO_TEST_CASE(rfc3339_round_trip) {
+    using namespace std::chrono;
+    struct Case {
+        const char* text;
+        std::optional<int64_t> epoch;
+    };
+    const Case cases[] = {
+        {"1970-01-01T00:00:00Z", 0},
+        {"2024-05-01T12:00:00Z", 1714564800},
+        {"2024-05-01T14:00:00+02:00", 1714564800},
+        {"2024-05-01T11:30:00.999-00:30", 1714564800},
+        {"2024-02-29T00:00:00Z", 1709164800},
+        {"2023-02-29T00:00:00Z", std::nullopt},
+        {"2024-05-01 12:00:00", std::nullopt},
+        {"2024-05-01T12:00:00", std::nullopt},
+        {"garbage", std::nullopt},
+        {"", std::nullopt},
+        {"2024-05-01T12:00:00Zjunk", std::nullopt},
+        {"2024-13-01T12:00:00Z", std::nullopt},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.text) {
+            auto t = parseRfc3339(c.text);
+            BOOST_TEST(t.has_value() == c.epoch.has_value());
+            if (t && c.epoch) BOOST_TEST(floor<seconds>(t->time_since_epoch()).count() == *c.epoch);
+        }
+    }
+    BOOST_TEST(formatRfc3339(fixedNow()) == "2024-05-01T12:00:00Z");
+    BOOST_TEST(formatRfc3339(system_clock::time_point{} + milliseconds(1500)) == "1970-01-01T00:00:01Z");
+    BOOST_TEST((*parseRfc3339(formatRfc3339(fixedNow())) == fixedNow()));
+}
