@@ -460,7 +460,9 @@ Diagnostics parseInputText(std::string_view text, const std::string& fileName, s
     auto first = text.find_first_not_of(" \t\r\n");
     if (first != text.npos && (text[first] == '{' || text[first] == '[')) {
         boost::system::error_code ec;
-        json::value v = json::parse(json::string_view(text.data(), text.size()), ec);
+        json::parse_options opts;
+        opts.max_depth = 512;
+        json::value v = json::parse(json::string_view(text.data(), text.size()), ec, {}, opts);
         if (!ec) {
             acceptDocument(std::move(v), fileName, d, out);
             return d;

@@ -1,0 +1,619 @@
+#include "core/api/schema.hpp"
+
+#include "core/api/crd_schemas.hpp"
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <set>
+
+namespace trainer::core {
+
+namespace {
+
+// ---- embedded schemas ----
+
+struct Crds {
+    json::object info[3];
+};
+
+const Crds& crds() {
+    static const Crds c = [] {
+        Crds out;
+        const char* plurals[3] = {"trainjobs", "trainingruntimes", "clustertrainingruntimes"};
+        for (int i = 0; i < 3; ++i) {
+            boost::system::error_code ec;
+            json::parse_options opts;
+            opts.max_depth = 10000;  // schemas nest far deeper than Boost.JSON's default 32
+            auto v = json::parse(embeddedCrd(plurals[i]), ec, {}, opts);
+            if (!ec && v.is_object()) out.info[i] = std::move(v.as_object());
+        }
+        return out;
+    }();
+    return c;
+}
+
+const json::object* obj(const json::object& o, std::string_view k) {
+    auto it = o.find(k);
+    return it != o.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
+}
+const json::array* arr(const json::object& o, std::string_view k) {
+    auto it = o.find(k);
+    return it != o.end() && it->value().is_array() ? &it->value().get_array() : nullptr;
+}
+std::string_view str(const json::object& o, std::string_view k) {
+    auto it = o.find(k);
+    return it != o.end() && it->value().is_string() ? std::string_view(it->value().get_string()) : std::string_view();
+}
+bool flag(const json::object& o, std::string_view k) {
+    auto it = o.find(k);
+    return it != o.end() && it->value().is_bool() && it->value().get_bool();
+}
+const json::value* member(const json::value* v, std::string_view k) {
+    if (!v || !v->is_object()) return nullptr;
+    auto it = v->get_object().find(k);
+    return it == v->get_object().end() || it->value().is_null() ? nullptr : &it->value();
+}
+bool present(const json::object& o, std::string_view k) {
+    auto it = o.find(k);
+    return it != o.end() && !it->value().is_null();
+}
+
+std::string child(const std::string& path, std::string_view key) {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+std::string mapKey(const std::string& path, std::string_view k) { return path + "[" + std::string(k) + "]"; }
+
+std::optional<double> number(const json::value& v) {
+    if (v.is_int64()) return static_cast<double>(v.get_int64());
+    if (v.is_uint64()) return static_cast<double>(v.get_uint64());
+    if (v.is_double()) return v.get_double();
+    return std::nullopt;
+}
+bool isInteger(const json::value& v) {
+    if (v.is_int64() || v.is_uint64()) return true;
+    return v.is_double() && std::isfinite(v.get_double()) && std::floor(v.get_double()) == v.get_double();
+}
+
+// Equality as CEL sees JSON: numbers by value, objects by members regardless of order.
+bool deepEqual(const json::value& a, const json::value& b) {
+    auto na = number(a), nb = number(b);
+    if (na && nb) return *na == *nb;
+    if (a.kind() != b.kind()) return false;
+    if (a.is_object()) {
+        auto const& oa = a.get_object();
+        auto const& ob = b.get_object();
+        if (oa.size() != ob.size()) return false;
+        for (auto const& kv : oa) {
+            auto it = ob.find(kv.key());
+            if (it == ob.end() || !deepEqual(kv.value(), it->value())) return false;
+        }
+        return true;
+    }
+    if (a.is_array()) {
+        auto const& xa = a.get_array();
+        auto const& xb = b.get_array();
+        if (xa.size() != xb.size()) return false;
+        for (std::size_t i = 0; i < xa.size(); ++i)
+            if (!deepEqual(xa[i], xb[i])) return false;
+        return true;
+    }
+    return a == b;
+}
+
+// The JSON type name go-openapi prints in type errors.
+std::string_view typeName(const json::value& v) {
+    switch (v.kind()) {
+        case json::kind::object: return "object";
+        case json::kind::array: return "array";
+        case json::kind::string: return "string";
+        case json::kind::bool_: return "boolean";
+        case json::kind::null: return "null";
+        case json::kind::double_: return isInteger(v) ? "integer" : "number";
+        default: return "integer";
+    }
+}
+
+// A value as the API server prints it after "Invalid value: ".
+std::string shown(const json::value& v) {
+    if (v.is_object() || v.is_array()) return "\"" + std::string(typeName(v)) + "\"";
+    if (v.is_double() && isInteger(v)) return std::to_string(static_cast<long long>(v.get_double()));
+    return json::serialize(v);
+}
+
+// Length in characters (UTF-8 code points), as Go's utf8.RuneCountInString.
+std::size_t charCount(std::string_view s) {
+    std::size_t n = 0;
+    for (unsigned char c : s)
+        if ((c & 0xC0) != 0x80) ++n;
+    return n;
+}
+
+// Compiled regexes, shared; patterns come from the schemas (Go RE2 syntax, ECMAScript-compatible here).
+bool searchPattern(const std::string& pattern, const std::string& s) {
+    static std::mutex mu;
+    static std::map<std::string, std::optional<std::regex>> cache;
+    std::optional<std::regex>* re;
+    {
+        std::lock_guard lock(mu);
+        auto it = cache.find(pattern);
+        if (it == cache.end()) {
+            std::optional<std::regex> compiled;
+            try {
+                compiled.emplace(pattern, std::regex::ECMAScript);
+            } catch (const std::regex_error&) {
+            }
+            it = cache.emplace(pattern, std::move(compiled)).first;
+        }
+        re = &it->second;
+    }
+    return !*re || std::regex_search(s, **re);
+}
+
+bool matchesFull(const std::string& s, const char* pattern) { return searchPattern(std::string("^(?:") + pattern + ")$", s); }
+
+// ---- CEL: every rule string in the trainer CRDs, as a C++ predicate ----
+
+// Returns true when the rule holds. `oldSelf` is non-null only for transition rules on UPDATE.
+using CelPredicate = std::function<bool(const json::value& self, const json::value* oldSelf)>;
+
+struct CelRule {
+    std::string_view rule;
+    bool transition;  // references oldSelf: only evaluated on UPDATE when the old value exists
+    CelPredicate holds;
+};
+
+bool intAtLeastOne(const json::value& self, const json::value*) {
+    auto n = number(self);
+    return !n || *n >= 1;
+}
+
+const std::vector<CelRule>& celTable() {
+    static const std::vector<CelRule> table = {
+        {"self == oldSelf", true, [](const json::value& s, const json::value* o) { return !o || deepEqual(s, *o); }},
+        {"self >= 1", false, intAtLeastOne},
+        {"self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')", false,
+         [](const json::value& s, const json::value*) {
+             if (!s.is_string()) return true;
+             std::string v(s.get_string());
+             return v.empty() || searchPattern("^[A-Za-z][A-Za-z0-9+.-]*://.+$", v);
+         }},
+        {"self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']", false,
+         [](const json::value& s, const json::value*) {
+             return !s.is_string() || s.get_string() == "trainer.kubeflow.org/trainjob-controller" ||
+                    s.get_string() == "kueue.x-k8s.io/multikueue";
+         }},
+        {"has(self.lastUpdatedTime)", false,
+         [](const json::value& s, const json::value*) { return !s.is_object() || present(s.get_object(), "lastUpdatedTime"); }},
+        {"self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')", false,
+         [](const json::value& s, const json::value*) {
+             auto name = member(member(&s, "metadata"), "name");
+             return !name || !name->is_string() || searchPattern("^[a-z]([-a-z0-9]*[a-z0-9])?$", std::string(name->get_string()));
+         }},
+        {"size(self.metadata.name) <= 63", false,
+         [](const json::value& s, const json::value*) {
+             auto name = member(member(&s, "metadata"), "name");
+             return !name || !name->is_string() || charCount(name->get_string()) <= 63;
+         }},
+        {"[has(self.torch), has(self.mpi), has(self.jax), has(self.xgboost),has(self.flux)].filter(x, x).size() <= 1", false,
+         [](const json::value& s, const json::value*) {
+             if (!s.is_object()) return true;
+             int n = 0;
+             for (auto k : {"torch", "mpi", "jax", "xgboost", "flux"}) n += present(s.get_object(), k);
+             return n <= 1;
+         }},
+        {"!self.exists(c, c == 'node')", false,
+         [](const json::value& s, const json::value*) {
+             if (!s.is_array()) return true;
+             for (auto const& c : s.get_array())
+                 if (c.is_string() && c.get_string() == "node") return false;
+             return true;
+         }},
+        {"!(has(self.startupPolicy) && self.startupPolicy.startupPolicyOrder == 'InOrder' && "
+         "self.replicatedJobs.exists(x, has(x.dependsOn)))",
+         false,
+         [](const json::value& s, const json::value*) {
+             auto order = member(member(&s, "startupPolicy"), "startupPolicyOrder");
+             if (!order || !order->is_string() || order->get_string() != "InOrder") return true;
+             auto jobs = member(&s, "replicatedJobs");
+             if (!jobs || !jobs->is_array()) return true;
+             for (auto const& j : jobs->get_array())
+                 if (member(&j, "dependsOn")) return false;
+             return true;
+         }},
+        {"self.templates.all(t, !has(t.metadata.namespace) || size(t.metadata.namespace) == 0)", false,
+         [](const json::value& s, const json::value*) {
+             auto templates = member(&s, "templates");
+             if (!templates || !templates->is_array()) return true;
+             for (auto const& t : templates->get_array()) {
+                 auto ns = member(member(&t, "metadata"), "namespace");
+                 if (ns && ns->is_string() && !ns->get_string().empty()) return false;
+             }
+             return true;
+         }},
+    };
+    return table;
+}
+
+const CelRule* findCel(std::string_view rule) {
+    for (auto const& r : celTable())
+        if (r.rule == rule) return &r;
+    return nullptr;
+}
+
+// ---- validation ----
+
+struct Validator {
+    Diagnostics& d;
+
+    void error(std::string path, std::string message, ErrorType type = ErrorType::Invalid) { d.add(std::move(path), std::move(message), type); }
+
+    std::string inBody(const std::string& path) const { return (path.empty() ? std::string("body") : path + " in body"); }
+
+    bool checkType(const json::value& v, const json::object& s, const std::string& path) {
+        if (flag(s, "x-kubernetes-int-or-string")) {
+            if (v.is_string() || isInteger(v)) return true;
+            error(path, "Invalid value: \"" + std::string(typeName(v)) + "\": " + inBody(path) +
+                            " must be of type integer or string: \"" + std::string(typeName(v)) + "\"",
+                  ErrorType::TypeInvalid);
+            return false;
+        }
+        std::string_view t = str(s, "type");
+        if (t.empty()) return true;
+        bool ok = (t == "object" && v.is_object()) || (t == "array" && v.is_array()) || (t == "string" && v.is_string()) ||
+                  (t == "boolean" && v.is_bool()) || (t == "integer" && isInteger(v)) || (t == "number" && number(v));
+        if (!ok)
+            error(path, "Invalid value: \"" + std::string(typeName(v)) + "\": " + inBody(path) + " must be of type " +
+                            std::string(t) + ": \"" + std::string(typeName(v)) + "\"",
+                  ErrorType::TypeInvalid);
+        return ok;
+    }
+
+    void checkFormat(const json::value& v, const json::object& s, const std::string& path) {
+        std::string_view f = str(s, "format");
+        if (f == "int32" && isInteger(v)) {
+            auto n = *number(v);
+            if (n < -2147483648.0 || n > 2147483647.0)
+                error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " must fit in a 32-bit integer");
+        } else if (f == "date-time" && v.is_string()) {
+            static const char* rfc3339 = R"(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))";
+            if (!matchesFull(std::string(v.get_string()), rfc3339))
+                error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " must be of type date-time: " + shown(v));
+        }
+    }
+
+    void checkEnum(const json::value& v, const json::object& s, const std::string& path) {
+        auto e = arr(s, "enum");
+        if (!e) return;
+        for (auto const& x : *e)
+            if (deepEqual(x, v)) return;
+        std::string supported;
+        for (auto const& x : *e) supported += (supported.empty() ? "" : ", ") + json::serialize(x);
+        error(path, "Unsupported value: " + shown(v) + ": supported values: " + supported, ErrorType::NotSupported);
+    }
+
+    void checkString(const json::string& v, const json::object& s, const std::string& path) {
+        std::size_t n = charCount(v);
+        if (auto it = s.find("maxLength"); it != s.end() && number(it->value()) && n > *number(it->value()))
+            error(path, "Too long: may not be longer than " + shown(it->value()), ErrorType::TooLong);
+        if (auto it = s.find("minLength"); it != s.end() && number(it->value()) && n < *number(it->value()))
+            error(path, "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should be at least " +
+                            shown(it->value()) + " chars long");
+        if (auto p = str(s, "pattern"); !p.empty() && !searchPattern(std::string(p), std::string(v)))
+            error(path, "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should match '" + std::string(p) + "'");
+    }
+
+    void checkNumber(const json::value& v, const json::object& s, const std::string& path) {
+        double n = *number(v);
+        if (auto it = s.find("minimum"); it != s.end() && number(it->value()) && n < *number(it->value()))
+            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be greater than or equal to " + shown(it->value()));
+        if (auto it = s.find("maximum"); it != s.end() && number(it->value()) && n > *number(it->value()))
+            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be less than or equal to " + shown(it->value()));
+    }
+
+    // The old list item with the same list-map keys, for transition rules.
+    static const json::value* correlate(const json::value& item, const json::value* oldList, const json::array* keys) {
+        if (!oldList || !oldList->is_array() || !keys || !item.is_object()) return nullptr;
+        for (auto const& o : oldList->get_array()) {
+            if (!o.is_object()) continue;
+            bool same = true;
+            for (auto const& k : *keys) {
+                if (!k.is_string()) continue;
+                auto a = member(&item, k.get_string());
+                auto b = member(&o, k.get_string());
+                if ((a == nullptr) != (b == nullptr) || (a && !deepEqual(*a, *b))) same = false;
+            }
+            if (same) return &o;
+        }
+        return nullptr;
+    }
+
+    void checkArray(const json::array& a, const json::value* old, const json::object& s, const std::string& path) {
+        if (auto it = s.find("maxItems"); it != s.end() && number(it->value()) && a.size() > *number(it->value()))
+            error(path, "Too many: " + std::to_string(a.size()) + ": must have at most " + shown(it->value()) + " items",
+                  ErrorType::TooMany);
+        if (auto it = s.find("minItems"); it != s.end() && number(it->value()) && a.size() < *number(it->value()))
+            error(path, "Invalid value: " + std::to_string(a.size()) + ": " + inBody(path) + " should have at least " +
+                            shown(it->value()) + " items");
+        std::string_view listType = str(s, "x-kubernetes-list-type");
+        const json::array* keys = listType == "map" ? arr(s, "x-kubernetes-list-map-keys") : nullptr;
+        std::vector<json::value> seen;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            json::value identity;
+            if (keys && a[i].is_object()) {
+                json::object id;
+                for (auto const& k : *keys)
+                    if (k.is_string())
+                        if (auto m = member(&a[i], k.get_string())) id[k.get_string()] = *m;
+                identity = std::move(id);
+            } else if (listType == "set") {
+                identity = a[i];
+            }
+            if (!identity.is_null()) {
+                bool dup = false;
+                for (auto const& x : seen) dup = dup || deepEqual(x, identity);
+                if (dup) error(index(path, i), "Duplicate value: " + json::serialize(identity), ErrorType::Duplicate);
+                else seen.push_back(identity);
+            }
+        }
+        auto items = obj(s, "items");
+        if (!items) return;
+        for (std::size_t i = 0; i < a.size(); ++i) validate(a[i], correlate(a[i], old, keys), *items, index(path, i), false);
+    }
+
+    void checkObject(const json::object& o, const json::value* old, const json::object& s, const std::string& path, bool root) {
+        if (auto it = s.find("minProperties"); it != s.end() && number(it->value()) && o.size() < *number(it->value()))
+            error(path, "Invalid value: " + std::to_string(o.size()) + ": " + inBody(path) + " should have at least " +
+                            shown(it->value()) + " properties");
+        if (auto req = arr(s, "required"))
+            for (auto const& r : *req)
+                if (r.is_string() && !present(o, r.get_string())) error(child(path, r.get_string()), "Required value", ErrorType::Required);
+        auto props = obj(s, "properties");
+        auto additional = s.find("additionalProperties");
+        bool preserve = flag(s, "x-kubernetes-preserve-unknown-fields");
+        for (auto const& kv : o) {
+            if (root && kv.key() == "metadata") continue;  // ObjectMeta: checked by validateMeta
+            const json::object* ps = props ? obj(*props, kv.key()) : nullptr;
+            if (ps) {
+                if (kv.value().is_null() && !flag(*ps, "nullable")) continue;  // pruned by the API server
+                validate(kv.value(), member(old, kv.key()), *ps, child(path, kv.key()), false);
+            } else if (additional != s.end() && additional->value().is_object()) {
+                validate(kv.value(), member(old, kv.key()), additional->value().get_object(), mapKey(path, kv.key()), false);
+            } else if (!preserve && !(additional != s.end() && additional->value().is_bool() && additional->value().get_bool())) {
+                // The API server silently prunes undeclared fields; we reject them instead so that a typo
+                // (`numNode:`) is caught rather than quietly dropped.
+                error(child(path, kv.key()), "field not declared in schema");
+            }
+        }
+    }
+
+    void checkCel(const json::value& v, const json::value* old, const json::object& s, const std::string& path) {
+        auto rules = arr(s, "x-kubernetes-validations");
+        if (!rules) return;
+        for (auto const& r : *rules) {
+            if (!r.is_object()) continue;
+            std::string_view rule = str(r.get_object(), "rule");
+            auto impl = findCel(rule);
+            if (!impl) {
+                error(path, "internal error: CEL rule not implemented: " + std::string(rule), ErrorType::Internal);
+                continue;
+            }
+            if (impl->transition && !old) continue;
+            if (impl->holds(v, impl->transition ? old : nullptr)) continue;
+            std::string_view message = str(r.get_object(), "message");
+            std::string fieldPath(str(r.get_object(), "fieldPath"));
+            error(fieldPath.empty() ? path : path + fieldPath,
+                  message.empty() ? "failed rule: " + std::string(rule) : std::string(message));
+        }
+    }
+
+    void validate(const json::value& v, const json::value* old, const json::object& s, const std::string& path, bool root) {
+        if (v.is_null() && flag(s, "nullable")) return;
+        if (!checkType(v, s, path)) return;
+        checkFormat(v, s, path);
+        checkEnum(v, s, path);
+        if (v.is_string()) checkString(v.get_string(), s, path);
+        if (number(v)) checkNumber(v, s, path);
+        if (v.is_array()) checkArray(v.get_array(), old, s, path);
+        if (v.is_object()) checkObject(v.get_object(), old, s, path, root);
+        checkCel(v, old, s, path);
+    }
+};
+
+// ---- ObjectMeta (what the API server checks for every object) ----
+
+constexpr const char* kDns1123Label = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+constexpr const char* kDns1123Subdomain = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+constexpr const char* kQualifiedName = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+constexpr const char* kLabelValue = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+
+std::string quoted(std::string_view s) { return json::serialize(json::value(json::string(s))); }
+
+void checkSubdomain(Diagnostics& d, const std::string& path, std::string_view v) {
+    if (v.size() > 253) d.add(path, "Invalid value: " + quoted(v) + ": must be no more than 253 characters");
+    if (!matchesFull(std::string(v), kDns1123Subdomain))
+        d.add(path, "Invalid value: " + quoted(v) +
+                        ": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+                        "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" +
+                        kDns1123Subdomain + "')");
+}
+
+void checkQualifiedName(Diagnostics& d, const std::string& path, std::string_view key) {
+    std::string_view name = key;
+    if (auto slash = key.find('/'); slash != key.npos) {
+        std::string_view prefix = key.substr(0, slash);
+        name = key.substr(slash + 1);
+        if (prefix.empty()) d.add(path, "Invalid value: " + quoted(key) + ": prefix part must be non-empty");
+        else checkSubdomain(d, path, prefix);
+    }
+    if (name.empty()) d.add(path, "Invalid value: " + quoted(key) + ": name part must be non-empty");
+    else if (name.size() > 63) d.add(path, "Invalid value: " + quoted(key) + ": name part must be no more than 63 characters");
+    else if (!matchesFull(std::string(name), kQualifiedName))
+        d.add(path, "Invalid value: " + quoted(key) +
+                        ": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                        "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" +
+                        kQualifiedName + "')");
+}
+
+void validateMeta(const json::object& o, bool namespaced, Diagnostics& d) {
+    auto it = o.find("metadata");
+    if (it == o.end() || it->value().is_null()) {
+        d.add("metadata.name", "Required value: name or generateName is required", ErrorType::Required);
+        return;
+    }
+    if (!it->value().is_object()) {
+        d.add("metadata", "Invalid value: \"" + std::string(typeName(it->value())) + "\": metadata must be of type object",
+              ErrorType::TypeInvalid);
+        return;
+    }
+    auto const& m = it->value().get_object();
+    auto name = m.find("name");
+    if (name == m.end() || name->value().is_null() || (name->value().is_string() && name->value().get_string().empty()))
+        d.add("metadata.name", "Required value: name or generateName is required", ErrorType::Required);
+    else if (!name->value().is_string())
+        d.add("metadata.name", "Invalid value: " + shown(name->value()) + ": must be a string", ErrorType::TypeInvalid);
+    else
+        checkSubdomain(d, "metadata.name", name->value().get_string());
+    if (auto ns = m.find("namespace"); namespaced && ns != m.end() && !ns->value().is_null()) {
+        if (!ns->value().is_string()) {
+            d.add("metadata.namespace", "Invalid value: " + shown(ns->value()) + ": must be a string", ErrorType::TypeInvalid);
+        } else if (std::string_view v = ns->value().get_string(); !v.empty()) {
+            if (v.size() > 63) d.add("metadata.namespace", "Invalid value: " + quoted(v) + ": must be no more than 63 characters");
+            if (!matchesFull(std::string(v), kDns1123Label))
+                d.add("metadata.namespace",
+                      "Invalid value: " + quoted(v) +
+                          ": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+                          "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+                          "validation is '" + std::string(kDns1123Label) + "')");
+        }
+    }
+    for (std::string_view field : {"labels", "annotations"}) {
+        auto f = m.find(field);
+        if (f == m.end() || f->value().is_null()) continue;
+        std::string path = "metadata." + std::string(field);
+        if (!f->value().is_object()) {
+            d.add(path, "Invalid value: \"" + std::string(typeName(f->value())) + "\": must be a map of strings", ErrorType::TypeInvalid);
+            continue;
+        }
+        std::size_t total = 0;
+        for (auto const& kv : f->value().get_object()) {
+            checkQualifiedName(d, path, kv.key());
+            if (!kv.value().is_string()) {
+                d.add(mapKey(path, kv.key()), "Invalid value: " + shown(kv.value()) + ": must be a string", ErrorType::TypeInvalid);
+                continue;
+            }
+            std::string_view v = kv.value().get_string();
+            total += kv.key().size() + v.size();
+            if (field == "labels") {
+                if (v.size() > 63) d.add(path, "Invalid value: " + quoted(v) + ": must be no more than 63 characters");
+                else if (!matchesFull(std::string(v), kLabelValue))
+                    d.add(path, "Invalid value: " + quoted(v) +
+                                    ": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+                                    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+                                    "'my_value',  or '12345', regex used for validation is '" + std::string(kLabelValue) + "')");
+            }
+        }
+        if (field == "annotations" && total > 256 * 1024)
+            d.add(path, "Too long: must have at most 262144 bytes", ErrorType::TooLong);
+    }
+}
+
+int slot(ObjectKind k) {
+    switch (k) {
+        case ObjectKind::TrainJob: return 0;
+        case ObjectKind::TrainingRuntime: return 1;
+        case ObjectKind::ClusterTrainingRuntime: return 2;
+        default: return -1;
+    }
+}
+
+void defaultValue(json::value& v, const json::object& s) {
+    if (v.is_object()) {
+        auto& o = v.as_object();
+        if (auto props = obj(s, "properties")) {
+            for (auto const& p : *props) {
+                if (!p.value().is_object()) continue;
+                auto const& ps = p.value().get_object();
+                auto it = o.find(p.key());
+                bool absentOrNull = it == o.end() || (it->value().is_null() && !flag(ps, "nullable"));
+                if (!absentOrNull) continue;
+                if (auto def = ps.find("default"); def != ps.end()) o[p.key()] = def->value();
+                else if (it != o.end()) o.erase(it);  // null of a non-nullable field: pruned
+            }
+            for (auto& kv : o)
+                if (auto ps = obj(*props, kv.key())) defaultValue(kv.value(), *ps);
+        } else if (auto add = obj(s, "additionalProperties")) {
+            for (auto& kv : o) defaultValue(kv.value(), *add);
+        }
+    } else if (v.is_array()) {
+        if (auto items = obj(s, "items"))
+            for (auto& x : v.as_array()) defaultValue(x, *items);
+    }
+}
+
+void collectRules(const json::value& v, std::set<std::string>& out) {
+    if (v.is_object()) {
+        for (auto const& kv : v.get_object()) {
+            if (kv.key() == "x-kubernetes-validations" && kv.value().is_array()) {
+                for (auto const& r : kv.value().get_array())
+                    if (r.is_object()) out.insert(std::string(str(r.get_object(), "rule")));
+            } else if (kv.key() != "default" && kv.key() != "enum") {
+                collectRules(kv.value(), out);
+            }
+        }
+    } else if (v.is_array()) {
+        for (auto const& x : v.get_array()) collectRules(x, out);
+    }
+}
+
+}  // namespace
+
+const json::object* crdInfo(ObjectKind kind) {
+    int i = slot(kind);
+    if (i < 0 || crds().info[i].empty()) return nullptr;
+    return &crds().info[i];
+}
+
+const json::object* crdSchema(ObjectKind kind) {
+    auto info = crdInfo(kind);
+    return info ? obj(*info, "schema") : nullptr;
+}
+
+void applyDefaults(json::object& o) {
+    ObjectKind kind = kindOf(o);
+    auto schema = crdSchema(kind);
+    if (!schema) return;
+    json::value v(std::move(o));
+    defaultValue(v, *schema);
+    o = std::move(v.as_object());
+    if (kind == ObjectKind::ClusterTrainingRuntime)
+        if (auto it = o.find("metadata"); it != o.end() && it->value().is_object()) it->value().as_object().erase("namespace");
+}
+
+Diagnostics validateSchema(const json::object& o, const json::object* oldObj) {
+    Diagnostics d;
+    ObjectKind kind = kindOf(o);
+    auto schema = crdSchema(kind);
+    if (!schema) return d;
+    validateMeta(o, kind != ObjectKind::ClusterTrainingRuntime, d);
+    json::value self(o);
+    std::optional<json::value> old;
+    if (oldObj) old.emplace(*oldObj);
+    Validator{d}.validate(self, old ? &*old : nullptr, *schema, "", true);
+    return d;
+}
+
+std::vector<std::string> celRulesInSchemas() {
+    std::set<std::string> rules;
+    for (auto k : {ObjectKind::TrainJob, ObjectKind::TrainingRuntime, ObjectKind::ClusterTrainingRuntime})
+        if (auto s = crdSchema(k)) collectRules(json::value(*s), rules);
+    return {rules.begin(), rules.end()};
+}
+
+bool celRuleImplemented(std::string_view rule) { return findCel(rule) != nullptr; }
+
+}  // namespace trainer::core

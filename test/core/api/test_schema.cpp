@@ -1,0 +1,401 @@
+#define BOOST_TEST_MODULE test_api
+#include <boost/test/unit_test.hpp>
+
+#include "core/api/schema.hpp"
+#include "helpers.hpp"
+
+#include <filesystem>
+
+using namespace trainer::core;
+using namespace trainer::core::testing;
+
+namespace {
+
+const char* kTrainJob = R"(
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: job
+  namespace: default
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: 2
+    image: img
+    env:
+    - name: A
+      value: "1"
+    resourcesPerNode:
+      requests:
+        cpu: "2"
+        memory: 4Gi
+)";
+
+const char* kRuntime = R"(
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata:
+  name: rt
+  namespace: default
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch: {}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata:
+            labels:
+              trainer.kubeflow.org/trainjob-ancestor-step: trainer
+          spec:
+            template:
+              spec:
+                containers:
+                - name: node
+                  image: img
+)";
+
+json::object trainJob() {
+    auto o = parseYamlObject(kTrainJob);
+    applyDefaults(o);
+    return o;
+}
+json::object runtime() {
+    auto o = parseYamlObject(kRuntime);
+    applyDefaults(o);
+    return o;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_cel_rule_in_the_schemas_is_implemented) {
+    auto rules = celRulesInSchemas();
+    BOOST_TEST(rules.size() == 11u);  // distinct rule strings in the three CRDs today
+    for (auto const& r : rules) BOOST_TEST(celRuleImplemented(r), "no C++ predicate for CEL rule: " << r);
+    BOOST_TEST(!celRuleImplemented("self.size() > 1000"));
+}
+
+BOOST_AUTO_TEST_CASE(schemas_are_embedded) {
+    for (auto k : {ObjectKind::TrainJob, ObjectKind::TrainingRuntime, ObjectKind::ClusterTrainingRuntime}) {
+        auto s = crdSchema(k);
+        BOOST_REQUIRE(s);
+        BOOST_TEST(s->contains("properties"));
+    }
+    BOOST_TEST(!crdSchema(ObjectKind::Other));
+    BOOST_TEST(crdInfo(ObjectKind::ClusterTrainingRuntime)->at("scope").as_string() == "Cluster");
+}
+
+BOOST_AUTO_TEST_CASE(trainjob_defaults) {
+    auto tj = trainJob();
+    auto const& spec = tj.at("spec").as_object();
+    BOOST_TEST(spec.at("runtimeRef").at("apiGroup").as_string() == "trainer.kubeflow.org");
+    BOOST_TEST(spec.at("runtimeRef").at("kind").as_string() == "ClusterTrainingRuntime");
+    BOOST_TEST(spec.at("suspend").as_bool() == false);
+    BOOST_TEST(spec.at("managedBy").as_string() == "trainer.kubeflow.org/trainjob-controller");
+    // No default invented where the schema has none, and absent parents stay absent.
+    BOOST_TEST(!spec.contains("activeDeadlineSeconds"));
+    BOOST_TEST(!spec.contains("initializer"));
+    BOOST_TEST(!spec.at("trainer").as_object().contains("numProcPerNode"));
+    // An explicit value is kept.
+    auto o = parseYamlObject(kTrainJob);
+    setPath(o, "spec.runtimeRef.kind", "TrainingRuntime");
+    setPath(o, "spec.suspend", true);
+    applyDefaults(o);
+    BOOST_TEST(o.at("spec").at("runtimeRef").at("kind").as_string() == "TrainingRuntime");
+    BOOST_TEST(o.at("spec").at("suspend").as_bool() == true);
+    // null of a non-nullable field with a default becomes the default.
+    o = parseYamlObject(kTrainJob);
+    setPath(o, "spec.managedBy", json::value());
+    o.at("spec").as_object()["managedBy"] = nullptr;
+    applyDefaults(o);
+    BOOST_TEST(o.at("spec").at("managedBy").as_string() == "trainer.kubeflow.org/trainjob-controller");
+}
+
+BOOST_AUTO_TEST_CASE(runtime_defaults_come_from_the_embedded_jobset_schema) {
+    auto rt = parseYamlObject(R"(
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: mpi, namespace: ignored}
+spec:
+  mlPolicy:
+    mpi: {}
+  podGroupPolicy:
+    coscheduling: {}
+  template:
+    spec:
+      failurePolicy:
+        maxRestarts: 3
+      replicatedJobs:
+      - name: launcher
+        template:
+          spec:
+            template:
+              spec:
+                containers:
+                - name: node
+                  image: img
+                  ports:
+                  - containerPort: 22
+)");
+    applyDefaults(rt);
+    auto const& spec = rt.at("spec").as_object();
+    auto const& mpi = spec.at("mlPolicy").at("mpi").as_object();
+    BOOST_TEST(mpi.at("numProcPerNode").as_int64() == 1);
+    BOOST_TEST(mpi.at("mpiImplementation").as_string() == "OpenMPI");
+    BOOST_TEST(mpi.at("sshAuthMountPath").as_string() == "/root/.ssh");
+    BOOST_TEST(mpi.at("runLauncherAsNode").as_bool() == false);
+    BOOST_TEST(!spec.at("mlPolicy").as_object().contains("numNodes"));  // no CRD default
+    BOOST_TEST(spec.at("podGroupPolicy").at("coscheduling").at("scheduleTimeoutSeconds").as_int64() == 60);
+    auto const& tspec = spec.at("template").at("spec").as_object();
+    BOOST_TEST(tspec.at("failurePolicy").at("restartStrategy").as_string() == "Recreate");
+    auto const& job = tspec.at("replicatedJobs").at(0).as_object();
+    BOOST_TEST(job.at("replicas").as_int64() == 1);
+    BOOST_TEST(job.at("groupName").as_string() == "default");
+    auto const& port = job.at("template").at("spec").at("template").at("spec").at("containers").at(0).at("ports").at(0);
+    BOOST_TEST(port.at("protocol").as_string() == "TCP");
+    BOOST_TEST(!rt.at("metadata").as_object().contains("namespace"));  // cluster-scoped: cleared
+    BOOST_TEST(validateSchema(rt).ok(), describe(validateSchema(rt)));
+}
+
+BOOST_AUTO_TEST_CASE(reference_runtimes_and_examples_validate_cleanly_after_defaults) {
+    std::vector<InputDocument> docs;
+    auto shared = std::string(TRAINER_SHARED_DIR) + "/reference/";
+    auto d = readInputs({shared + "runtimes", shared + "examples"}, docs);
+    BOOST_REQUIRE(d.ok());
+    BOOST_REQUIRE_EQUAL(docs.size(), 5u);
+    for (auto& doc : docs) {
+        BOOST_TEST_CONTEXT(doc.origin) {
+            BOOST_TEST((kindOf(doc.object) != ObjectKind::Other));
+            applyDefaults(doc.object);
+            auto v = validateSchema(doc.object);
+            BOOST_TEST(v.ok(), describe(v));
+            BOOST_TEST(v.warnings.empty());
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(conformance_cases_pass_schema_or_fail_with_the_expected_message) {
+    auto dir = std::string(TRAINER_SHARED_DIR) + "/conformance/cases";
+    int admissionCases = 0;
+    for (auto const& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".json") continue;
+        auto c = readJsonFile(entry.path().string()).as_object();
+        BOOST_TEST_CONTEXT(entry.path().filename().string()) {
+            auto tj = c.at("trainJob").as_object();
+            applyDefaults(tj);
+            auto d = validateSchema(tj);
+            for (auto const& r : c.at("runtimes").as_array()) {
+                auto ro = r.as_object();
+                applyDefaults(ro);
+                auto rd = validateSchema(ro);
+                BOOST_TEST(rd.ok(), describe(rd));
+            }
+            if (c.at("stage").as_string() == "admission" && entry.path().filename().string().starts_with("16-")) {
+                ++admissionCases;
+                std::string expected(c.at("expectedError").as_string());
+                BOOST_TEST(hasError(d, "spec.trainer.numProcPerNode", expected), describe(d));
+                BOOST_REQUIRE_EQUAL(d.errors.size(), 1u);
+                BOOST_TEST(d.errors[0].message == expected);
+            } else if (c.at("stage").as_string() == "build") {
+                BOOST_TEST(d.ok(), describe(d));
+            }
+        }
+    }
+    BOOST_TEST(admissionCases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(trainjob_schema_errors) {
+    struct Case {
+        std::string field;
+        std::string value;  // JSON text; "null" = remove the field
+        std::string path;   // where the error is expected
+        std::string message;  // empty = expect no error at all
+    };
+    auto quoted = [](const std::string& s) { return json::serialize(json::value(json::string(s))); };
+    std::string manyPatches = "[";
+    for (int i = 0; i < 17; ++i) manyPatches += std::string(i ? "," : "") + R"({"manager":"m.io/)" + std::to_string(i) + "\"}";
+    manyPatches += "]";
+    const std::vector<Case> cases = {
+        {"spec.trainer.numProcPerNode", "0", "spec.trainer.numProcPerNode", "numProcPerNode must be greater than or equal to 1"},
+        {"spec.trainer.numProcPerNode", "-3", "spec.trainer.numProcPerNode", "numProcPerNode must be greater than or equal to 1"},
+        {"spec.trainer.numProcPerNode", "4", "", ""},
+        {"spec.trainer.numNodes", "0", "", ""},
+        {"spec.trainer.numNodes", "-1", "spec.trainer.numNodes",
+         "Invalid value: -1: spec.trainer.numNodes in body should be greater than or equal to 0"},
+        {"spec.trainer.numNodes", R"("3")", "spec.trainer.numNodes",
+         "Invalid value: \"string\": spec.trainer.numNodes in body must be of type integer: \"string\""},
+        {"spec.trainer.numNodes", "3000000000", "spec.trainer.numNodes", "must fit in a 32-bit integer"},
+        {"spec.managedBy", R"("me")", "spec.managedBy",
+         "ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set"},
+        {"spec.managedBy", R"("kueue.x-k8s.io/multikueue")", "", ""},
+        {"spec.initializer.dataset.storageUri", R"("not a uri")", "spec.initializer.dataset.storageUri",
+         "storageUri may be empty, or it must be a valid URI (scheme://...)"},
+        {"spec.initializer.model.storageUri", R"("hf://org/model")", "", ""},
+        {"spec.initializer.dataset.storageUri", R"("")", "", ""},
+        {"spec.runtimeRef.name", "null", "spec.runtimeRef.name", "Required value"},
+        {"spec.runtimeRef", "null", "spec.runtimeRef", "Required value"},
+        {"spec.runtimeRef.name", R"("")", "spec.runtimeRef.name",
+         "Invalid value: \"\": spec.runtimeRef.name in body should be at least 1 chars long"},
+        {"spec.activeDeadlineSeconds", "0", "spec.activeDeadlineSeconds", "should be greater than or equal to 1"},
+        {"spec.trainer.numNode", "2", "spec.trainer.numNode", "field not declared in schema"},
+        {"spec.trainer.image", quoted(std::string(501, 'x')), "spec.trainer.image", "Too long: may not be longer than 500"},
+        {"spec.trainer.resourcesPerNode.requests.cpu", R"("two")", "spec.trainer.resourcesPerNode.requests[cpu]",
+         "Invalid value: \"two\": spec.trainer.resourcesPerNode.requests[cpu] in body should match '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$'"},
+        {"spec.trainer.resourcesPerNode.requests.cpu", "2", "", ""},
+        {"spec.trainer.resourcesPerNode.requests.cpu", "true", "spec.trainer.resourcesPerNode.requests[cpu]",
+         "must be of type integer or string"},
+        {"spec.suspend", R"("yes")", "spec.suspend", "must be of type boolean"},
+        {"spec.runtimePatches", manyPatches, "spec.runtimePatches", "Too many: 17: must have at most 16 items"},
+        {"spec.runtimePatches", R"([{"manager":"a.io/x"},{"manager":"a.io/x"}])", "spec.runtimePatches[1]",
+         "Duplicate value: {\"manager\":\"a.io/x\"}"},
+        {"spec.trainer.env", R"([{"name":"A"},{"name":"A","value":"2"}])", "spec.trainer.env[1]", "Duplicate value: {\"name\":\"A\"}"},
+        {"spec.trainer.env", R"([{"value":"2"}])", "spec.trainer.env[0].name", "Required value"},
+        {"metadata.name", R"("Bad_Name")", "", "metadata.name must match RFC 1035 DNS label format"},
+        {"metadata.name", R"("Bad_Name")", "metadata.name", "a lowercase RFC 1123 subdomain must consist of"},
+        {"metadata.name", R"("1abc")", "", "metadata.name must match RFC 1035 DNS label format"},
+        {"metadata.name", quoted(std::string(64, 'a')), "", "metadata.name must be no more than 63 characters"},
+        {"metadata.name", "null", "metadata.name", "Required value: name or generateName is required"},
+        {"metadata.namespace", R"("Bad.NS")", "metadata.namespace", "a lowercase RFC 1123 label must consist of"},
+        {"metadata.labels.app", R"("bad value!")", "metadata.labels", "a valid label must be an empty string"},
+        {"metadata.labels.app", R"("good-value")", "", ""},
+        {"status.trainerStatus.progressPercentage", "10", "status.trainerStatus",
+         "lastUpdatedTime is required when trainerStatus is present"},
+        {"status.trainerStatus.progressPercentage", "101", "status.trainerStatus.progressPercentage",
+         "should be less than or equal to 100"},
+        {"status.conditions",
+         R"([{"type":"Complete","status":"Maybe","lastTransitionTime":"2024-01-01T00:00:00Z","reason":"R","message":"m"}])",
+         "status.conditions[0].status", "Unsupported value: \"Maybe\": supported values: \"True\", \"False\", \"Unknown\""},
+        {"status.conditions",
+         R"([{"type":"Complete","status":"True","lastTransitionTime":"yesterday","reason":"R","message":"m"}])",
+         "status.conditions[0].lastTransitionTime", "must be of type date-time"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.field << " = " << c.value) {
+            auto tj = trainJob();
+            setPath(tj, c.field, json::parse(c.value));
+            auto d = validateSchema(tj);
+            if (c.message.empty()) {
+                BOOST_TEST(d.ok(), describe(d));
+            } else {
+                BOOST_TEST(hasError(d, c.path, c.message), describe(d));
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(runtime_schema_errors) {
+    struct Case {
+        std::string field;
+        std::string value;  // JSON text; "null" = remove
+        std::string path;
+        std::string message;  // empty = no error
+    };
+    const std::vector<Case> cases = {
+        {"spec.mlPolicy.mpi", "{}", "spec.mlPolicy", "Only one of the policy can be configured"},
+        {"spec.mlPolicy.mpi.numProcPerNode", "0", "spec.mlPolicy.mpi.numProcPerNode", "NumProcPerNode in mpiPolicy must be >= 1"},
+        {"spec.mlPolicy.torch", "null", "", ""},
+        {"spec.mlPolicy.flux.numProcPerNode", "0", "spec.mlPolicy.flux.numProcPerNode", "NumProcPerNode in fluxPolicy must be >= 1"},
+        {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"node","containerNames":["sidecar","node"]}])",
+         "spec.mlPolicy.torch.envInjection.targets[0].containerNames",
+         "containerNames must not include the main node container because PET_* envs are always injected into it"},
+        {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"node","containerNames":["a","a"]}])",
+         "spec.mlPolicy.torch.envInjection.targets[0].containerNames[1]", "Duplicate value: \"a\""},
+        {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"node","containerNames":["sidecar"]}])", "", ""},
+        {"spec.template.spec.startupPolicy.startupPolicyOrder", R"("InOrder")", "", ""},
+        {"spec", "{}", "spec", "should have at least 1 properties"},
+        {"spec.template.spec.volumeClaimPolicies", R"([{"templates":[{"metadata":{"name":"v","namespace":"x"}}]}])",
+         "spec.template.spec.volumeClaimPolicies[0]", "namespace cannot be set for VolumeClaimPolicies templates"},
+        {"metadata.name", R"("Runtime_1")", "metadata.name", "a lowercase RFC 1123 subdomain"},
+        {"metadata.name", R"("my.runtime")", "", ""},  // a DNS subdomain is fine for runtimes
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.field << " = " << c.value) {
+            auto rt = runtime();
+            setPath(rt, c.field, json::parse(c.value));
+            auto d = validateSchema(rt);
+            if (c.message.empty()) BOOST_TEST(d.ok(), describe(d));
+            else BOOST_TEST(hasError(d, c.path, c.message), describe(d));
+        }
+    }
+    // StartupPolicy InOrder together with dependsOn is rejected.
+    auto rt = runtime();
+    setPath(rt, "spec.template.spec.startupPolicy.startupPolicyOrder", "InOrder");
+    auto& job = rt.at("spec").at("template").at("spec").at("replicatedJobs").at(0).as_object();
+    job["dependsOn"] = json::array{json::object{{"name", "x"}, {"status", "Ready"}}};
+    auto d = validateSchema(rt);
+    BOOST_TEST(hasError(d, "spec.template.spec", "StartupPolicy and DependsOn APIs are mutually exclusive"), describe(d));
+    // mpiImplementation enum (checked alone: only one policy allowed).
+    rt = runtime();
+    setPath(rt, "spec.mlPolicy.torch", nullptr);
+    setPath(rt, "spec.mlPolicy.mpi.mpiImplementation", "Intel");
+    d = validateSchema(rt);
+    BOOST_TEST(hasError(d, "spec.mlPolicy.mpi.mpiImplementation", "Unsupported value: \"Intel\": supported values: \"OpenMPI\", \"\""),
+               describe(d));
+}
+
+BOOST_AUTO_TEST_CASE(transition_rules_apply_only_on_update) {
+    struct Case {
+        std::string field;
+        std::string value;  // JSON text
+        std::string path;   // empty = allowed
+        std::string message;
+    };
+    auto patchWithSa = [](const std::string& sa) {
+        return R"([{"manager":"a.io/m","trainingRuntimeSpec":{"template":{"spec":{"replicatedJobs":[{"name":"node","template":{"spec":{"template":{"spec":{"serviceAccountName":")" +
+               sa + R"("}}}}}]}}}}])";
+    };
+    const std::vector<Case> cases = {
+        {"spec.runtimeRef.name", R"("other")", "spec.runtimeRef", "field is immutable"},
+        {"spec.trainer.numNodes", "5", "spec.trainer", "field is immutable"},
+        {"spec.managedBy", R"("kueue.x-k8s.io/multikueue")", "spec.managedBy", "field is immutable"},
+        {"spec.suspend", "true", "", ""},
+        {"metadata.labels.x", R"("y")", "", ""},
+        {"spec.runtimePatches", patchWithSa("changed"),
+         "spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec.serviceAccountName",
+         "field is immutable"},
+    };
+    auto old = trainJob();
+    setPath(old, "spec.runtimePatches", json::parse(patchWithSa("orig")));
+    BOOST_TEST(validateSchema(old, &old).ok(), describe(validateSchema(old, &old)));
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.field) {
+            auto tj = old;
+            setPath(tj, c.field, json::parse(c.value));
+            BOOST_TEST(validateSchema(tj).ok(), describe(validateSchema(tj)));  // CREATE: no transition rules
+            auto d = validateSchema(tj, &old);
+            if (c.path.empty()) BOOST_TEST(d.ok(), describe(d));
+            else BOOST_TEST(hasError(d, c.path, c.message), describe(d));
+        }
+    }
+    // Embedded JobSet transition rules on runtimes.
+    auto rtOld = runtime();
+    setPath(rtOld, "spec.template.spec.failurePolicy.maxRestarts", 1);
+    auto rt = rtOld;
+    setPath(rt, "spec.template.spec.failurePolicy.maxRestarts", 2);
+    auto d = validateSchema(rt, &rtOld);
+    BOOST_TEST(hasError(d, "spec.template.spec.failurePolicy", "Value is immutable"), describe(d));
+}
+
+BOOST_AUTO_TEST_CASE(bad_shapes_never_crash) {
+    const std::vector<std::string> docs = {
+        R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob"})",
+        R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":"x","spec":[]})",
+        R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainingRuntime","metadata":{"name":"a","labels":{"x":1}},"spec":{"template":{"spec":{"replicatedJobs":[null,3,{"template":[]}]}}}})",
+        R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"ClusterTrainingRuntime","metadata":{"name":"a"},"spec":{"mlPolicy":"torch"}})",
+        R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":{"name":"a"},"spec":{"runtimeRef":{"name":1},"trainer":{"env":[{"name":null}],"numProcPerNode":"x"}}})",
+    };
+    for (auto const& text : docs) {
+        auto o = json::parse(text).as_object();
+        BOOST_CHECK_NO_THROW(applyDefaults(o));
+        Diagnostics d;
+        BOOST_CHECK_NO_THROW(d = validateSchema(o, &o));
+        BOOST_TEST(!d.ok(), text);
+    }
+    json::object other{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"data", json::object{{"x", 1}}}};
+    applyDefaults(other);
+    BOOST_TEST(validateSchema(other).ok());
+    BOOST_TEST((kindOf(other) == ObjectKind::Other));
+}
