@@ -1,14 +1,11 @@
 #include "core/runtime/info_builder.hpp"
 
+#include "core/json/io.hpp"
 #include "core/runtime/strategic_merge.hpp"
 
 #include <trainer/quantity.hpp>
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
-#include <charconv>
-#include <cstdlib>
 #include <utility>
 
 namespace trainer::core {
@@ -115,95 +112,15 @@ private:
 
 std::string idx(const std::string& p, size_t i) { return p + "[" + std::to_string(i) + "]"; }
 
-// ---- YAML (sigs.k8s.io/yaml scalar semantics) ----
-
-json::value plainScalar(const std::string& s) {
-    static constexpr std::string_view nulls[] = {"", "~", "null", "Null", "NULL"};
-    static constexpr std::string_view trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
-    static constexpr std::string_view falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
-    auto in = [&](auto const& set) { return std::find(std::begin(set), std::end(set), s) != std::end(set); };
-    if (in(nulls)) return nullptr;
-    if (in(trues)) return true;
-    if (in(falses)) return false;
-    const char* b = s.data();
-    const char* e = s.data() + s.size();
-    const char* digits = (*b == '+' || *b == '-') ? b + 1 : b;
-    if (digits != e && std::all_of(digits, e, [](char c) { return c >= '0' && c <= '9'; })) {
-        int64_t i = 0;
-        if (std::from_chars(*b == '+' ? b + 1 : b, e, i).ec == std::errc()) return i;
-        uint64_t u = 0;
-        if (std::from_chars(*b == '+' ? b + 1 : b, e, u).ec == std::errc()) return u;
-    }
-    bool numeric = std::any_of(b, e, [](char c) { return c >= '0' && c <= '9'; }) &&
-                   std::all_of(b, e, [](char c) { return std::string_view("0123456789+-.eE").find(c) != std::string_view::npos; });
-    if (numeric) {
-        double d = 0;
-        auto r = std::from_chars(b, e, d);
-        if (r.ec == std::errc() && r.ptr == e) return d;
-    }
-    return json::string(s);
-}
-
-json::value fromYaml(const YAML::Node& n) {
-    switch (n.Type()) {
-        case YAML::NodeType::Scalar: return n.Tag() == "!" ? json::value(json::string(n.Scalar())) : plainScalar(n.Scalar());
-        case YAML::NodeType::Sequence: {
-            json::array a;
-            for (auto const& e : n) a.push_back(fromYaml(e));
-            return a;
-        }
-        case YAML::NodeType::Map: {
-            json::object o;
-            for (auto const& kv : n) o[kv.first.Scalar()] = fromYaml(kv.second);
-            return o;
-        }
-        default: return nullptr;
-    }
-}
-
-void emitYaml(YAML::Emitter& out, const json::value& v) {
-    switch (v.kind()) {
-        case json::kind::object:
-            if (v.get_object().empty()) out << YAML::Flow;
-            out << YAML::BeginMap;
-            for (auto const& kv : v.get_object()) {
-                out << YAML::Key << std::string(kv.key()) << YAML::Value;
-                emitYaml(out, kv.value());
-            }
-            out << YAML::EndMap;
-            break;
-        case json::kind::array:
-            if (v.get_array().empty()) out << YAML::Flow;
-            out << YAML::BeginSeq;
-            for (auto const& e : v.get_array()) emitYaml(out, e);
-            out << YAML::EndSeq;
-            break;
-        case json::kind::string: {
-            std::string s(v.get_string());
-            // Quote strings that would read back as another type ("true", "1", "").
-            if (!plainScalar(s).is_string()) out << YAML::DoubleQuoted;
-            out << s;
-            break;
-        }
-        case json::kind::bool_: out << v.get_bool(); break;
-        case json::kind::null: out << YAML::Null; break;
-        default: out << json::serialize(v); break;
-    }
-}
-
+// One YAML document as JSON (core/json/io.hpp, sigs.k8s.io/yaml scalar semantics).
 std::optional<json::value> parseYamlDocument(const std::string& text, std::string& error) {
-    try {
-        return fromYaml(YAML::Load(text));
-    } catch (const YAML::Exception& e) {
-        error = e.what();
+    std::vector<json::value> docs;
+    if (!parseYaml(text, docs, error)) return std::nullopt;
+    if (docs.size() != 1) {
+        error = "expected one YAML document, found " + std::to_string(docs.size());
         return std::nullopt;
     }
-}
-
-std::string toYaml(const json::value& v) {
-    YAML::Emitter out;
-    emitYaml(out, v);
-    return std::string(out.c_str()) + "\n";
+    return std::move(docs.front());
 }
 
 // ---- apply-config conversion ----
