@@ -135,6 +135,9 @@ std::size_t charCount(std::string_view s) {
 
 // Compiled regexes, shared; patterns come from the schemas (Go RE2 syntax, ECMAScript-compatible here).
 bool searchPattern(const std::string& pattern, const std::string& s) {
+    // std::regex recurses per character; huge inputs would exhaust the stack. No schema pattern
+    // or CEL regex here can reasonably match such a string, so it simply fails to match.
+    if (s.size() > 8192) return false;
     static std::mutex mu;
     static std::map<std::string, std::optional<std::regex>> cache;
     std::optional<std::regex>* re;

@@ -399,3 +399,15 @@ BOOST_AUTO_TEST_CASE(bad_shapes_never_crash) {
     BOOST_TEST(validateSchema(other).ok());
     BOOST_TEST((kindOf(other) == ObjectKind::Other));
 }
+
+BOOST_AUTO_TEST_CASE(hostile_sizes_are_errors_not_crashes) {
+    auto tj = trainJob();
+    setPath(tj, "spec.trainer.resourcesPerNode.requests.cpu", json::string(std::string(1 << 20, '1')));
+    setPath(tj, "spec.initializer.dataset.storageUri", json::string("s3://" + std::string(1 << 20, 'a')));
+    setPath(tj, "metadata.name", json::string(std::string(1 << 20, 'a')));
+    Diagnostics d;
+    BOOST_CHECK_NO_THROW(d = validateSchema(tj));
+    BOOST_TEST(hasError(d, "spec.initializer.dataset.storageUri", "Too long: may not be longer than 2048"), describe(d));
+    BOOST_TEST(hasError(d, "spec.trainer.resourcesPerNode.requests[cpu]", "should match"), describe(d));
+    BOOST_TEST(hasError(d, "", "metadata.name must be no more than 63 characters"), describe(d));
+}

@@ -293,3 +293,17 @@ BOOST_AUTO_TEST_CASE(reference_examples_read_cleanly) {
         BOOST_TEST(again == json::value(doc.object), doc.origin);
     }
 }
+
+BOOST_AUTO_TEST_CASE(deep_nesting_is_an_error_or_a_value_never_a_crash) {
+    for (int depth : {100, 100000}) {
+        std::string flow(depth, '[');
+        flow += std::string(depth, ']');
+        for (std::string text : {"{\"a\":" + flow + "}", "a: " + flow + "\n"}) {
+            std::vector<InputDocument> out;
+            Diagnostics d;
+            BOOST_CHECK_NO_THROW(d = parseInputText(text, "deep.yaml", out));
+            // Either parsed (and then it has no kind) or rejected as malformed: always an error here.
+            BOOST_TEST(!d.ok());
+        }
+    }
+}
