@@ -242,7 +242,7 @@ RuntimeRef runtimeRefOf(const json::object& trainJob) {
     auto* ref = path(&trainJob, {"spec", "runtimeRef"});
     RuntimeRef r{str(ref, "name"), str(ref, "kind"), str(ref, "apiGroup")};
     if (r.kind.empty()) r.kind = kDefaultKind;
-    if (!ref || !ref->if_contains("apiGroup")) r.group = kGroup;
+    if (auto* g = ref ? ref->if_contains("apiGroup") : nullptr; !g || !g->is_string()) r.group = kGroup;  // unset: CRD default
     return r;
 }
 

@@ -381,6 +381,7 @@ BOOST_AUTO_TEST_CASE(runtime_lookup_not_found_texts) {
     const std::vector<Case> cases = {
         {"namespaced found", R"({"name":"rt","kind":"TrainingRuntime","apiGroup":"trainer.kubeflow.org"})", ""},
         {"cluster found (kind defaulted)", R"({"name":"crt"})", ""},
+        {"null group and kind mean the defaults", R"({"name":"crt","kind":null,"apiGroup":null})", ""},
         {"namespaced in another namespace", R"({"name":"other-ns-rt","kind":"TrainingRuntime"})",
          R"(TrainingRuntime specified in TrainJob is not found: trainingruntimes.trainer.kubeflow.org "other-ns-rt" not found)"},
         {"namespaced missing", R"({"name":"nope","kind":"TrainingRuntime"})",
