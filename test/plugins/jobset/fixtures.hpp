@@ -123,12 +123,28 @@ inline json::object buildOne(json::object info, sdk::testing::Host& host) {
     return out[0].as_object();
 }
 
-// Pointer access for assertions ("" when missing), e.g. at(js, "/spec/suspend").
-inline const json::value* at(const json::value& v, std::string_view ptr) {
-    json::error_code ec;
-    auto* r = v.find_pointer(ptr, ec);
-    return ec ? nullptr : r;
+// RFC 6901 lookup for assertions (array elements by index); nullptr when missing.
+// Takes the object by reference: never hand it a temporary.
+inline const json::value* at(const json::object& root, std::string_view ptr) {
+    const json::object* o = &root;
+    const json::value* cur = nullptr;
+    for (auto const& t : splitPointer(ptr)) {
+        if (o) {
+            auto it = o->find(t);
+            if (it == o->end()) return nullptr;
+            cur = &it->value();
+        } else if (cur && cur->is_array()) {
+            size_t i = std::stoul(t);
+            if (i >= cur->as_array().size()) return nullptr;
+            cur = &cur->as_array()[i];
+        } else {
+            return nullptr;
+        }
+        o = cur->is_object() ? &cur->as_object() : nullptr;
+    }
+    return cur;
 }
+const json::value* at(json::object&&, std::string_view) = delete;
 
 inline const json::object& replicatedJob(const json::object& jobSet, std::string_view name) {
     const auto* rj = sdk::findByKey(sdk::getArray(jobSet.at("spec").as_object(), "replicatedJobs"), "name", name);
