@@ -5,6 +5,7 @@
 #include "helpers.hpp"
 
 #include <filesystem>
+#include <tuple>
 
 using namespace trainer::core;
 using namespace trainer::core::testing;
@@ -218,6 +219,11 @@ BOOST_AUTO_TEST_CASE(trainjob_schema_errors) {
     std::string manyPatches = "[";
     for (int i = 0; i < 17; ++i) manyPatches += std::string(i ? "," : "") + R"({"manager":"m.io/)" + std::to_string(i) + "\"}";
     manyPatches += "]";
+    auto manyStrings = [](int n) {
+        json::array a;
+        for (int i = 0; i < n; ++i) a.push_back(json::string("x"));
+        return json::serialize(a);
+    };
     const std::vector<Case> cases = {
         {"spec.trainer.numProcPerNode", "0", "spec.trainer.numProcPerNode", "numProcPerNode must be greater than or equal to 1"},
         {"spec.trainer.numProcPerNode", "-3", "spec.trainer.numProcPerNode", "numProcPerNode must be greater than or equal to 1"},
@@ -248,6 +254,9 @@ BOOST_AUTO_TEST_CASE(trainjob_schema_errors) {
         {"spec.trainer.resourcesPerNode.requests.cpu", "true", "spec.trainer.resourcesPerNode.requests[cpu]",
          "must be of type integer or string"},
         {"spec.suspend", R"("yes")", "spec.suspend", "must be of type boolean"},
+        {"spec.runtimeRef.name", quoted(std::string(254, 'a')), "spec.runtimeRef.name", "Too long: may not be longer than 253"},
+        {"spec.trainer.command", manyStrings(129), "spec.trainer.command", "Too many: 129: must have at most 128 items"},
+        {"spec.trainer.args", manyStrings(128), "", ""},
         {"spec.runtimePatches", manyPatches, "spec.runtimePatches", "Too many: 17: must have at most 16 items"},
         {"spec.runtimePatches", R"([{"manager":"a.io/x"},{"manager":"a.io/x"}])", "spec.runtimePatches[1]",
          "Duplicate value: {\"manager\":\"a.io/x\"}"},
@@ -304,6 +313,12 @@ BOOST_AUTO_TEST_CASE(runtime_schema_errors) {
         {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"node","containerNames":["a","a"]}])",
          "spec.mlPolicy.torch.envInjection.targets[0].containerNames[1]", "Duplicate value: \"a\""},
         {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"node","containerNames":["sidecar"]}])", "", ""},
+        {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"node","containerNames":[]}])",
+         "spec.mlPolicy.torch.envInjection.targets[0].containerNames", "should have at least 1 items"},
+        {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"node","containerNames":["a","b","c","d","e","f","g","h","i"]}])",
+         "spec.mlPolicy.torch.envInjection.targets[0].containerNames", "Too many: 9: must have at most 8 items"},
+        {"spec.mlPolicy.torch.envInjection.targets", R"([{"jobName":"a","containerNames":["x"]},{"jobName":"a","containerNames":["y"]}])",
+         "spec.mlPolicy.torch.envInjection.targets[1]", "Duplicate value: {\"jobName\":\"a\"}"},
         {"spec.template.spec.startupPolicy.startupPolicyOrder", R"("InOrder")", "", ""},
         {"spec", "{}", "spec", "should have at least 1 properties"},
         {"spec.template.spec.volumeClaimPolicies", R"([{"templates":[{"metadata":{"name":"v","namespace":"x"}}]}])",
@@ -351,6 +366,8 @@ BOOST_AUTO_TEST_CASE(transition_rules_apply_only_on_update) {
         {"spec.runtimeRef.name", R"("other")", "spec.runtimeRef", "field is immutable"},
         {"spec.trainer.numNodes", "5", "spec.trainer", "field is immutable"},
         {"spec.managedBy", R"("kueue.x-k8s.io/multikueue")", "spec.managedBy", "field is immutable"},
+        {"spec.activeDeadlineSeconds", "100", "", ""},  // absent before: nothing to compare
+        {"spec.initializer.dataset.storageUri", R"("hf://x/y")", "", ""},
         {"spec.suspend", "true", "", ""},
         {"metadata.labels.x", R"("y")", "", ""},
         {"spec.runtimePatches", patchWithSa("changed"),
@@ -369,6 +386,18 @@ BOOST_AUTO_TEST_CASE(transition_rules_apply_only_on_update) {
             if (c.path.empty()) BOOST_TEST(d.ok(), describe(d));
             else BOOST_TEST(hasError(d, c.path, c.message), describe(d));
         }
+    }
+    // Fields present in the old object too: activeDeadlineSeconds and initializer are immutable.
+    auto old2 = trainJob();
+    setPath(old2, "spec.activeDeadlineSeconds", 100);
+    setPath(old2, "spec.initializer.dataset.storageUri", "hf://a/b");
+    for (auto const& [field, value, path] : std::vector<std::tuple<std::string, json::value, std::string>>{
+             {"spec.activeDeadlineSeconds", json::value(200), "spec.activeDeadlineSeconds"},
+             {"spec.initializer.dataset.storageUri", json::value("hf://c/d"), "spec.initializer"}}) {
+        auto tj = old2;
+        setPath(tj, field, value);
+        auto d = validateSchema(tj, &old2);
+        BOOST_TEST(hasError(d, path, "field is immutable"), field << ": " << describe(d));
     }
     // Embedded JobSet transition rules on runtimes.
     auto rtOld = runtime();
