@@ -1,6 +1,5 @@
 // Resource arithmetic the xgboost plugin needs: Kubernetes quantities rounded up to integers,
 // GPU detection and the runtime's trainer resources (spec §5.2 steps 3-4, reused by §5.6).
-// Private to this plugin; replace with <trainer/quantity.hpp> once the SDK ships it.
 #pragma once
 
 #include <trainer/plugin.hpp>
@@ -14,7 +13,7 @@ namespace trainer::plugins::xgboost {
 namespace json = boost::json;
 
 // Ceil of a Kubernetes quantity ("4", "2500m", "2.5", "1Gi", "1e3", or a JSON number), as
-// Go's resource.Quantity.Value(). nullopt when it does not parse or is negative.
+// Go's resource.Quantity.Value() (via <trainer/quantity.hpp>). nullopt when invalid or negative.
 std::optional<int64_t> ceilQuantity(const json::value& q);
 
 // Ceil of the first resource whose name contains "gpu" (any case) in `list`, else 0.
