@@ -1,0 +1,213 @@
+#include <boost/test/unit_test.hpp>
+
+#include "core/server/http.hpp"
+#include "test_util.hpp"
+
+#include <chrono>
+#include <future>
+
+using namespace trainer::core::server;
+using trainer::test::curl;
+
+namespace {
+
+std::vector<Route> echoRoutes() {
+    return {
+        Route{"GET", "/hello", [](const Request&) { return Response{200, "text/plain", "hello", {}}; }},
+        Route{"POST", "/echo",
+              [](const Request& r) {
+                  return Response{200, "application/octet-stream", r.header("X-Tag") + ":" + std::to_string(r.body.size()), {}};
+              }},
+        Route{"GET", "/throw", [](const Request&) -> Response { throw std::runtime_error("boom"); }},
+    };
+}
+
+ServerOptions localOptions(std::chrono::milliseconds headerTimeout = std::chrono::milliseconds(10000)) {
+    ServerOptions o;
+    o.name = "test";
+    o.bindAddress = "127.0.0.1:0";
+    o.headerTimeout = headerTimeout;
+    return o;
+}
+
+std::string url(const HttpServer& s, const std::string& path) {
+    return "http://127.0.0.1:" + std::to_string(s.port()) + path;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(http)
+
+BOOST_AUTO_TEST_CASE(parse_bind_address_table) {
+    struct Case {
+        std::string text;
+        bool ok;
+        bool disabled;
+        std::string host;
+        unsigned short port;
+    };
+    const std::vector<Case> cases{
+        {":8081", true, false, "", 8081},         {"127.0.0.1:8081", true, false, "127.0.0.1", 8081},
+        {"0", true, true, "", 0},                 {"[::1]:9443", true, false, "::1", 9443},
+        {"localhost:0", true, false, "localhost", 0}, {"8081", false, false, "", 0},
+        {":http", false, false, "", 0},           {":70000", false, false, "", 0},
+        {"", false, false, "", 0},                {"1.2.3.4:", false, false, "", 0},
+    };
+    for (const auto& c : cases) {
+        BOOST_TEST_CONTEXT("address \"" << c.text << "\"") {
+            std::string error;
+            auto got = parseBindAddress(c.text, error);
+            BOOST_TEST(got.has_value() == c.ok);
+            BOOST_TEST(error.empty() == c.ok);
+            if (got) {
+                BOOST_TEST(got->disabled == c.disabled);
+                BOOST_TEST(got->host == c.host);
+                BOOST_TEST(got->port == c.port);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(routes_methods_and_unknown_paths) {
+    trainer::test::IoRunner runner;
+    HttpServer server(runner.io, localOptions(), echoRoutes());
+    BOOST_TEST_REQUIRE(server.start() == "");
+    BOOST_TEST_REQUIRE(server.port() != 0);
+
+    struct Case {
+        std::string args;
+        int status;
+        std::string body;
+    };
+    const std::vector<Case> cases{
+        {url(server, "/hello"), 200, "hello"},
+        {url(server, "/hello?x=1"), 200, "hello"},
+        {"-X POST " + url(server, "/hello"), 405, "method POST not allowed\n"},
+        {url(server, "/nope"), 404, "404 page not found\n"},
+        {"-H 'X-Tag: t1' --data-binary 'abcdef' " + url(server, "/echo"), 200, "t1:6"},
+        {url(server, "/throw"), 500, "internal error\n"},
+    };
+    for (const auto& c : cases) {
+        BOOST_TEST_CONTEXT(c.args) {
+            auto r = curl(c.args);
+            BOOST_TEST(r.status == c.status);
+            BOOST_TEST(r.body == c.body);
+        }
+    }
+    auto allow = trainer::test::run("curl -s -i -X DELETE " + url(server, "/echo"));
+    BOOST_TEST(allow.output.find("Allow: POST") != std::string::npos);
+    server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(oversized_bodies_get_413_and_server_keeps_serving) {
+    trainer::test::IoRunner runner;
+    auto opts = localOptions();
+    opts.bodyLimit = 1 << 20;
+    HttpServer server(runner.io, opts, echoRoutes());
+    BOOST_TEST_REQUIRE(server.start() == "");
+    auto dir = trainer::test::tempDir("http-413");
+    trainer::test::writeFile(dir / "big", std::string((1 << 20) + 10, 'x'));
+    trainer::test::writeFile(dir / "ok", std::string((1 << 20) - 10, 'x'));
+
+    struct Case {
+        std::string name;
+        std::string args;
+        int status;
+    };
+    const std::vector<Case> cases{
+        {"content-length with Expect", "--data-binary @" + (dir / "big").string(), 413},
+        {"content-length without Expect", "-H 'Expect:' --data-binary @" + (dir / "big").string(), 413},
+        {"chunked", "-H 'Expect:' -H 'Transfer-Encoding: chunked' --data-binary @" + (dir / "big").string(), 413},
+        {"just under the limit", "--data-binary @" + (dir / "ok").string(), 200},
+    };
+    for (const auto& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            auto r = curl(c.args + " " + url(server, "/echo"));
+            BOOST_TEST(r.status == c.status);
+        }
+    }
+    BOOST_TEST(curl(url(server, "/hello")).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_requests_get_400) {
+    trainer::test::IoRunner runner;
+    HttpServer server(runner.io, localOptions(), echoRoutes());
+    BOOST_TEST_REQUIRE(server.start() == "");
+    const std::vector<std::string> garbage{
+        "GARBAGE\r\n\r\n",
+        "GET /hello HTTP/9.9\r\n\r\n",
+        "GET /hello HTTP/1.1\r\nBad Header Without Colon\r\n\r\n",
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n",
+        "GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(64 * 1024, 'a') + "\r\n\r\n",
+    };
+    for (const auto& g : garbage) {
+        BOOST_TEST_CONTEXT(g.substr(0, 40)) {
+            auto answer = trainer::test::rawExchange(server.port(), g);
+            bool refused = answer.starts_with("HTTP/1.1 400") || answer.starts_with("HTTP/1.1 431");
+            BOOST_TEST(refused, "answer: " << answer.substr(0, 60));
+        }
+    }
+    BOOST_TEST(curl(url(server, "/hello")).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(slow_client_is_cut_off_while_others_are_served) {
+    trainer::test::IoRunner runner;
+    HttpServer server(runner.io, localOptions(std::chrono::milliseconds(1000)), echoRoutes());
+    BOOST_TEST_REQUIRE(server.start() == "");
+    auto start = std::chrono::steady_clock::now();
+    auto slow = std::async(std::launch::async, [port = server.port()] {
+        return trainer::test::rawExchange(port, "GET /hello HTTP/1.1\r\nHost: x\r\nX-Half", 8000);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int i = 0; i < 3; ++i) BOOST_TEST(curl(url(server, "/hello")).status == 200);
+    std::string answer = slow.get();
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    BOOST_TEST(answer.find("<timeout>") == std::string::npos);  // the server closed it, not our 8 s timer
+    BOOST_TEST(answer.find("200") == std::string::npos);
+    BOOST_TEST(elapsed < std::chrono::milliseconds(5000));
+    BOOST_TEST(elapsed >= std::chrono::milliseconds(900));
+    BOOST_TEST(curl(url(server, "/hello")).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(keep_alive_serves_several_requests_on_one_connection) {
+    trainer::test::IoRunner runner;
+    HttpServer server(runner.io, localOptions(), echoRoutes());
+    BOOST_TEST_REQUIRE(server.start() == "");
+    std::string two = "GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    auto answer = trainer::test::rawExchange(server.port(), two);
+    std::size_t count = 0;
+    for (auto pos = answer.find("HTTP/1.1 200"); pos != std::string::npos; pos = answer.find("HTTP/1.1 200", pos + 1))
+        ++count;
+    BOOST_TEST(count == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(start_stop_disabled_and_port_in_use) {
+    trainer::test::IoRunner runner;
+    auto disabledOpts = localOptions();
+    disabledOpts.bindAddress = "0";
+    HttpServer disabled(runner.io, disabledOpts, echoRoutes());
+    BOOST_TEST(disabled.start() == "");
+    BOOST_TEST(!disabled.listening());
+
+    auto badOpts = localOptions();
+    badOpts.bindAddress = "nonsense";
+    HttpServer bad(runner.io, badOpts, echoRoutes());
+    BOOST_TEST(bad.start() != "");
+
+    HttpServer first(runner.io, localOptions(), echoRoutes());
+    BOOST_TEST_REQUIRE(first.start() == "");
+    auto taken = localOptions();
+    taken.bindAddress = "127.0.0.1:" + std::to_string(first.port());
+    HttpServer second(runner.io, taken, echoRoutes());
+    BOOST_TEST(second.start() != "");
+
+    auto u = url(first, "/hello");
+    BOOST_TEST(curl(u).status == 200);
+    first.stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto after = curl(u);
+    BOOST_TEST(after.status == 0);
+    BOOST_TEST(after.curlExit == 7);  // couldn't connect
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,51 @@
+// Helpers for the server tests: an io_context on threads, shell commands (curl, openssl) and raw sockets.
+#pragma once
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace trainer::test {
+
+// Runs an io_context on `n` threads until destroyed.
+class IoRunner {
+public:
+    explicit IoRunner(int n = 2);
+    ~IoRunner();
+    boost::asio::io_context io;
+
+private:
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_;
+    std::vector<std::thread> threads_;
+};
+
+struct CommandResult {
+    int exitCode = -1;
+    std::string output;
+};
+// Runs `command` with /bin/sh and captures its stdout.
+CommandResult run(const std::string& command);
+
+struct HttpResult {
+    int status = 0;  // 0 when curl failed
+    std::string body;
+    std::string contentType;
+    int curlExit = -1;
+};
+// curl -sS <args>, returning the status code, body and content type.
+HttpResult curl(const std::string& args);
+
+// A fresh empty directory under the system temp dir.
+std::filesystem::path tempDir(const std::string& name);
+void writeFile(const std::filesystem::path& path, const std::string& content);
+std::string readFile(const std::filesystem::path& path);
+
+// Sends `data` on a new TCP connection to 127.0.0.1:port and returns what the server answers
+// until it closes (or `timeoutMs` passes).
+std::string rawExchange(unsigned short port, const std::string& data, int timeoutMs = 5000);
+
+}  // namespace trainer::test
