@@ -1,0 +1,256 @@
+#include "core/controller/configuration.hpp"
+
+#include "core/json/io.hpp"
+#include "core/server/http.hpp"
+
+#include <array>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace trainer::core::controller {
+
+namespace {
+
+enum class T { Object, String, Int, Bool, Number, Duration, StringList, MapInt, MapBool, MapObject };
+
+// Every field the decoder accepts, by path. Anything else is an unknown field.
+constexpr std::array<std::pair<std::string_view, T>, 39> kFields{{
+    {"apiVersion", T::String},
+    {"kind", T::String},
+    {"webhook", T::Object},
+    {"webhook.port", T::Int},
+    {"webhook.host", T::String},
+    {"webhook.certDir", T::String},
+    {"leaderElection", T::Object},
+    {"leaderElection.leaderElect", T::Bool},
+    {"leaderElection.leaseDuration", T::Duration},
+    {"leaderElection.renewDeadline", T::Duration},
+    {"leaderElection.retryPeriod", T::Duration},
+    {"leaderElection.resourceLock", T::String},
+    {"leaderElection.resourceName", T::String},
+    {"leaderElection.resourceNamespace", T::String},
+    {"metrics", T::Object},
+    {"metrics.bindAddress", T::String},
+    {"metrics.secureServing", T::Bool},
+    {"health", T::Object},
+    {"health.healthProbeBindAddress", T::String},
+    {"health.readinessEndpointName", T::String},
+    {"health.livenessEndpointName", T::String},
+    {"controller", T::Object},
+    {"controller.groupKindConcurrency", T::MapInt},
+    {"certManagement", T::Object},
+    {"certManagement.enable", T::Bool},
+    {"certManagement.webhookServiceName", T::String},
+    {"certManagement.webhookSecretName", T::String},
+    {"clientConnection", T::Object},
+    {"clientConnection.qps", T::Number},
+    {"clientConnection.burst", T::Int},
+    {"progressServer", T::Object},
+    {"progressServer.port", T::Int},
+    {"featureGates", T::MapBool},
+    {"plugins", T::Object},
+    {"plugins.directory", T::String},
+    {"plugins.enabled", T::StringList},
+    {"plugins.disabled", T::StringList},
+    {"plugins.config", T::MapObject},
+    {"plugins.priorities", T::MapInt},
+}};
+
+const T* fieldType(std::string_view path) {
+    for (auto const& [p, t] : kFields)
+        if (p == path) return &t;
+    return nullptr;
+}
+
+bool isDuration(std::string_view s) {
+    static const std::regex re(R"(^[-+]?(\d+(\.\d*)?(ns|us|µs|ms|s|m|h))+$|^0$)");
+    return std::regex_match(std::string(s), re);
+}
+
+// Type check of one scalar/collection value; empty when fine.
+std::string typeError(const json::value& v, T t) {
+    auto intLike = [](const json::value& x) { return x.is_int64() || x.is_uint64(); };
+    switch (t) {
+    case T::Object: return v.is_object() ? "" : "expected an object";
+    case T::String: return v.is_string() ? "" : "expected a string";
+    case T::Int: return intLike(v) ? "" : "expected an integer";
+    case T::Bool: return v.is_bool() ? "" : "expected a boolean";
+    case T::Number: return intLike(v) || v.is_double() ? "" : "expected a number";
+    case T::Duration:
+        return v.is_string() && isDuration(v.get_string()) ? "" : "expected a duration such as \"15s\"";
+    case T::StringList:
+        if (!v.is_array()) return "expected a list of strings";
+        for (auto const& e : v.get_array())
+            if (!e.is_string()) return "expected a list of strings";
+        return "";
+    case T::MapInt:
+    case T::MapBool:
+    case T::MapObject: {
+        if (!v.is_object()) return "expected a map";
+        for (auto const& [k, e] : v.get_object()) {
+            (void)k;
+            if (t == T::MapInt && !intLike(e)) return "expected a map of integers";
+            if (t == T::MapBool && !e.is_bool()) return "expected a map of booleans";
+            if (t == T::MapObject && !e.is_object() && !e.is_null()) return "expected a map of objects";
+        }
+        return "";
+    }
+    }
+    return "";
+}
+
+void checkStrict(const json::object& o, const std::string& prefix, Diagnostics& d) {
+    for (auto const& [k, v] : o) {
+        std::string path = prefix.empty() ? std::string(k) : prefix + "." + std::string(k);
+        const T* t = fieldType(path);
+        if (!t) {
+            d.add(path, "unknown field \"" + path + "\"", ErrorType::NotSupported);
+            continue;
+        }
+        if (auto e = typeError(v, *t); !e.empty()) {
+            d.add(path, "Invalid value: " + e, ErrorType::TypeInvalid);
+            continue;
+        }
+        if (*t == T::Object) checkStrict(v.get_object(), path, d);
+    }
+}
+
+const json::value* at(const json::object& root, std::string_view path) {
+    const json::object* cur = &root;
+    while (true) {
+        auto dot = path.find('.');
+        auto* v = cur->if_contains(path.substr(0, dot));
+        if (!v || dot == std::string_view::npos) return v;
+        if (!v->is_object()) return nullptr;
+        cur = &v->get_object();
+        path = path.substr(dot + 1);
+    }
+}
+
+int64_t asInt(const json::value& v) { return v.is_int64() ? v.get_int64() : static_cast<int64_t>(v.get_uint64()); }
+
+template <class F>
+void with(const json::object& root, std::string_view path, F&& f) {
+    if (auto* v = at(root, path); v && !v->is_null()) f(*v);
+}
+
+}  // namespace
+
+Diagnostics validateConfiguration(const Configuration& cfg) {
+    Diagnostics d;
+    auto port = [&](std::string path, int64_t p) {
+        if (p < 1 || p > 65535) d.add(std::move(path), "Invalid value: " + std::to_string(p) + ": must be between 1 and 65535");
+    };
+    port("webhook.port", cfg.webhookPort);
+    port("progressServer.port", cfg.statusServerPort);
+    if (cfg.qps < 0) d.add("clientConnection.qps", "Invalid value: must be greater than or equal to 0");
+    if (cfg.burst < 0) d.add("clientConnection.burst", "Invalid value: " + std::to_string(cfg.burst) + ": must be greater than or equal to 0");
+    for (auto const& [gk, n] : cfg.groupKindConcurrency)
+        if (n < 1) d.add("controller.groupKindConcurrency[" + gk + "]", "Invalid value: " + std::to_string(n) + ": must be greater than 0");
+    for (auto const& [path, addr] : {std::pair<std::string, std::string>{"metrics.bindAddress", cfg.metricsBindAddress},
+                                     {"health.healthProbeBindAddress", cfg.healthProbeBindAddress}}) {
+        std::string err;
+        if (!addr.empty() && !server::parseBindAddress(addr, err)) d.add(path, "Invalid value: \"" + addr + "\": " + err);
+    }
+    for (auto const& [path, name] : {std::pair<std::string, std::string>{"health.readinessEndpointName", cfg.readinessEndpointName},
+                                     {"health.livenessEndpointName", cfg.livenessEndpointName}})
+        if (name.empty() || name.size() > 63) d.add(path, "Invalid value: must be 1 to 63 characters");
+    if (cfg.webhookHost.size() > 253) d.add("webhook.host", "Too long: may not be more than 253 characters", ErrorType::TooLong);
+    for (auto const& n : cfg.plugins.enabled)
+        for (auto const& m : cfg.plugins.disabled)
+            if (n == m) d.add("plugins.disabled", "Invalid value: \"" + n + "\": also listed in plugins.enabled");
+    for (auto const& [n, p] : cfg.plugins.priorities)
+        if (p < INT32_MIN || p > INT32_MAX) d.add("plugins.priorities[" + n + "]", "Invalid value: out of int32 range");
+    return d;
+}
+
+Diagnostics parseConfiguration(const json::value& doc, Configuration& out) {
+    Diagnostics d;
+    if (!doc.is_object()) {
+        d.add("", "a Configuration must be a YAML or JSON object");
+        return d;
+    }
+    const json::object& o = doc.get_object();
+    checkStrict(o, "", d);
+    auto av = o.if_contains("apiVersion");
+    if (!av || !av->is_string() || av->get_string() != kConfigApiVersion)
+        d.add("apiVersion", "Unsupported value: must be \"" + std::string(kConfigApiVersion) + "\"", ErrorType::NotSupported);
+    auto kd = o.if_contains("kind");
+    if (!kd || !kd->is_string() || kd->get_string() != kConfigKind)
+        d.add("kind", "Unsupported value: must be \"" + std::string(kConfigKind) + "\"", ErrorType::NotSupported);
+    if (!d.ok()) return d;
+
+    auto str = [&](std::string_view p, std::string& dst) {
+        with(o, p, [&](const json::value& v) {
+            if (!v.get_string().empty()) dst = std::string(v.get_string());  // "" keeps the default
+        });
+    };
+    auto boolean = [&](std::string_view p, bool& dst) { with(o, p, [&](const json::value& v) { dst = v.get_bool(); }); };
+    with(o, "webhook.port", [&](const json::value& v) { out.webhookPort = asInt(v); });
+    str("webhook.host", out.webhookHost);
+    str("webhook.certDir", out.webhookCertDir);
+    str("metrics.bindAddress", out.metricsBindAddress);
+    boolean("metrics.secureServing", out.metricsSecureServing);
+    str("health.healthProbeBindAddress", out.healthProbeBindAddress);
+    str("health.readinessEndpointName", out.readinessEndpointName);
+    str("health.livenessEndpointName", out.livenessEndpointName);
+    with(o, "controller.groupKindConcurrency", [&](const json::value& v) {
+        for (auto const& [k, n] : v.get_object()) out.groupKindConcurrency[std::string(k)] = asInt(n);
+    });
+    boolean("leaderElection.leaderElect", out.leaderElect);
+    str("leaderElection.resourceName", out.leaderElectionResourceName);
+    boolean("certManagement.enable", out.certManagementEnable);
+    str("certManagement.webhookServiceName", out.webhookServiceName);
+    str("certManagement.webhookSecretName", out.webhookSecretName);
+    with(o, "clientConnection.qps", [&](const json::value& v) { out.qps = v.is_double() ? v.get_double() : double(asInt(v)); });
+    with(o, "clientConnection.burst", [&](const json::value& v) { out.burst = asInt(v); });
+    with(o, "progressServer.port", [&](const json::value& v) { out.statusServerPort = asInt(v); });
+    with(o, "featureGates", [&](const json::value& v) {
+        for (auto const& [k, b] : v.get_object()) out.featureGates[std::string(k)] = b.get_bool();
+    });
+    str("plugins.directory", out.pluginDirectory);
+    auto list = [&](std::string_view p, std::vector<std::string>& dst) {
+        with(o, p, [&](const json::value& v) {
+            for (auto const& e : v.get_array()) dst.emplace_back(e.get_string());
+        });
+    };
+    list("plugins.enabled", out.plugins.enabled);
+    list("plugins.disabled", out.plugins.disabled);
+    with(o, "plugins.config", [&](const json::value& v) {
+        for (auto const& [k, c] : v.get_object()) out.plugins.configs[std::string(k)] = json::serialize(c);
+    });
+    with(o, "plugins.priorities", [&](const json::value& v) {
+        for (auto const& [k, p] : v.get_object()) {
+            int64_t n = asInt(p);
+            if (n < INT32_MIN || n > INT32_MAX) d.add("plugins.priorities[" + std::string(k) + "]", "Invalid value: out of int32 range");
+            else out.plugins.priorities[std::string(k)] = static_cast<int32_t>(n);
+        }
+    });
+    d.append(validateConfiguration(out));
+    return d;
+}
+
+Diagnostics loadConfiguration(const std::string& path, Configuration& out) {
+    Diagnostics d;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        d.add("", path + ": cannot read the configuration file");
+        return d;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::vector<json::value> docs;
+    std::string err;
+    if (!parseYaml(ss.str(), docs, err)) {
+        d.add("", path + ": " + err);
+        return d;
+    }
+    if (docs.size() != 1) {
+        d.add("", path + ": expected exactly one Configuration document, found " + std::to_string(docs.size()));
+        return d;
+    }
+    return parseConfiguration(docs.front(), out);
+}
+
+}  // namespace trainer::core::controller

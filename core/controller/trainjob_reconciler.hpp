@@ -1,0 +1,80 @@
+// The TrainJob reconciler (spec §7) and the runtime reconcilers that only drop the legacy
+// finalizer. One reconcile reads the store, runs the plugin pipeline, applies the children
+// with field manager "trainer" and writes status only when it changed.
+//
+// Deliberate difference from upstream: where upstream leaves status empty (runtime missing,
+// plugin or build error), the TrainJob gets condition `Created=False` with reason
+// `TrainingRuntimeNotFound` or `TrainJobResourcesCreationFailed` and the error as message;
+// the condition is removed once a build succeeds.
+#pragma once
+
+#include "core/controller/clock.hpp"
+#include "core/controller/events.hpp"
+#include "core/log/log.hpp"
+#include "core/plugin/framework.hpp"
+#include "core/plugin/registry.hpp"
+#include "core/store/store.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trainer::core::controller {
+
+inline constexpr std::string_view kTrainJobManagedBy = "trainer.kubeflow.org/trainjob-controller";
+inline constexpr std::string_view kFieldManager = "trainer";
+inline constexpr std::string_view kLegacyRuntimeFinalizer = "trainer.kubeflow.org/resource-in-use";
+inline constexpr std::string_view kTrainJobEventComponent = "trainer-trainjob-controller";
+// Our own condition for failures upstream leaves silent.
+inline constexpr std::string_view kCreatedCondition = "Created";
+inline constexpr std::string_view kReasonRuntimeNotFound = "TrainingRuntimeNotFound";
+inline constexpr std::string_view kReasonResourcesCreationFailed = "TrainJobResourcesCreationFailed";
+
+// What a reconcile asks of its queue: an error (retried with backoff), a plain retry with
+// backoff (`requeue`, e.g. a write conflict), or a visit after `requeueAfter`.
+struct ReconcileResult {
+    std::string error;
+    bool requeue = false;
+    std::optional<Clock::duration> requeueAfter;
+};
+
+// apimachinery meta.SetStatusCondition on `status.conditions`: lastTransitionTime changes only
+// when `status` flips; reason and message always follow.
+void setCondition(json::object& status, std::string_view type, std::string_view condStatus, std::string_view reason,
+                  std::string_view message, Clock::time_point now);
+// The condition of `type` in `status.conditions`, or nullptr.
+const json::object* findCondition(const json::object& status, std::string_view type);
+// Removes the condition of `type`; true when one was there.
+bool removeCondition(json::object& status, std::string_view type);
+// Complete=True or Failed=True.
+bool isFinished(const json::object& status);
+
+class TrainJobReconciler {
+public:
+    TrainJobReconciler(Store& store, const PluginRegistry& registry, const Framework& framework, const Clock& clock);
+    // One reconcile of the TrainJob at `key`; never throws.
+    ReconcileResult reconcile(const ObjectKey& key, const log::Logger& log);
+
+private:
+    ReconcileResult reconcileImpl(const ObjectKey& key, const log::Logger& log);
+    // Deletes the children of `trainJob` whose status the TrainJobStatus plugins map (owned watches).
+    std::string deleteStatusChildren(const json::object& trainJob);
+
+    Store& store_;
+    const PluginRegistry& registry_;
+    const Framework& framework_;
+    const Clock& clock_;
+    EventRecorder events_;
+};
+
+// TrainingRuntime / ClusterTrainingRuntime: removes the legacy finalizer, nothing else.
+class RuntimeReconciler {
+public:
+    explicit RuntimeReconciler(Store& store) : store_(store) {}
+    ReconcileResult reconcile(const ObjectKey& key, const log::Logger& log);
+
+private:
+    Store& store_;
+};
+
+}  // namespace trainer::core::controller
