@@ -14,6 +14,8 @@ namespace {
 const FlagSpec kFile{"filename", 'f', true, true, "a file or directory of YAML/JSON objects (repeatable)", ""};
 const FlagSpec kPluginDir{"plugin-dir", 0, true, false, "directory of plugin .so files", ""};
 const FlagSpec kOutput{"output", 'o', true, false, "output format", ""};
+const FlagSpec kStore{"store", 0, true, false, "the embedded store file (created if absent)", "./trainer-operator.db"};
+const FlagSpec kNamespace{"namespace", 'n', true, false, "namespace", "default"};
 
 }  // namespace
 
@@ -28,6 +30,39 @@ const std::vector<Command>& commands() {
         {"plugins", "plugins [--plugin-dir DIR] [-o json]",
          "Show the plugins that were loaded and the files that were rejected, with the reason",
          {kPluginDir, {"output", 'o', true, false, "table or json", "table"}}, 0, 0, &cmdPlugins},
+        {"run",
+         "run --plugin-dir DIR [--store PATH] [--config FILE] [--health-probe-bind-address ADDR] "
+         "[--metrics-bind-address ADDR] [--webhook-port N] [--webhook-cert-dir DIR] [--workers N] [--zap-* ...]",
+         "Run the operator: controllers on the embedded store, admission webhooks, health and metrics",
+         {kPluginDir,
+          kStore,
+          {"config", 0, true, false, "a config.trainer.kubeflow.org/v1alpha1 Configuration file", ""},
+          {"health-probe-bind-address", 0, true, false, "address of /healthz and /readyz (0 disables)", ""},
+          {"metrics-bind-address", 0, true, false, "address of /metrics (0 disables)", ""},
+          {"webhook-port", 0, true, false, "port of the admission webhooks (default 9443)", ""},
+          {"webhook-cert-dir", 0, true, false, "directory with tls.crt and tls.key; webhooks are served only with it", ""},
+          {"workers", 0, true, false, "concurrent TrainJob reconciles (default 1)", ""},
+          {"zap-log-level", 0, true, false, "debug, info, warn, error or an integer", ""},
+          {"zap-encoder", 0, true, false, "json or console", ""},
+          {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}},
+         0, 0, &cmdRun},
+        {"apply", "apply -f PATH [-f PATH ...] [--store PATH] [--plugin-dir DIR]",
+         "Admit objects as the webhooks do and create or update them in the embedded store",
+         {kFile, kStore, kPluginDir}, 0, 0, &cmdApply},
+        {"get", "get KIND [NAME] [-o json|yaml|wide] [-n NS | -A] [--store PATH]",
+         "Show objects of the embedded store as a table, JSON or YAML",
+         {kStore, kNamespace, {"all-namespaces", 'A', false, false, "list across every namespace", ""},
+          {"output", 'o', true, false, "json, yaml or wide", ""}},
+         1, 2, &cmdGet},
+        {"delete", "delete KIND NAME [-n NS] [--store PATH]",
+         "Delete an object of the embedded store and everything it owns",
+         {kStore, kNamespace}, 2, 2, &cmdDelete},
+        {"certs", "certs --service-name NAME --namespace NS --out-dir DIR",
+         "Generate a CA and a webhook serving certificate (ca.crt, tls.crt, tls.key)",
+         {{"service-name", 0, true, false, "the webhook Service name", "kubeflow-trainer-controller-manager"},
+          {"namespace", 'n', true, false, "the Service namespace", "kubeflow-system"},
+          {"out-dir", 0, true, false, "where to write the files", ""}},
+         0, 0, &cmdCerts},
     };
     return table;
 }

@@ -66,5 +66,13 @@ std::string pluginDir(const Args& args);
 int cmdRender(const Args& args, Io& io);
 int cmdValidate(const Args& args, Io& io);
 int cmdPlugins(const Args& args, Io& io);
+// The operator and kubectl-like access to its embedded store (run_command.cpp, store_commands.cpp).
+inline constexpr const char* kDefaultStorePath = "./trainer-operator.db";
+int cmdRun(const Args& args, Io& io);
+int cmdApply(const Args& args, Io& io);
+int cmdGet(const Args& args, Io& io);
+int cmdDelete(const Args& args, Io& io);
+// CA + webhook serving certificate (certs_command.cpp).
+int cmdCerts(const Args& args, Io& io);
 
 }  // namespace trainer::core::cli

@@ -1,0 +1,280 @@
+// run: the operator on the embedded store — controllers, admission webhooks, health and
+// metrics servers, structured logs; SIGTERM/SIGINT drain in-flight reconciles and exit 0.
+#include "core/api/admission.hpp"
+#include "core/api/schema.hpp"
+#include "core/cli/cli.hpp"
+#include "core/controller/admission_control.hpp"
+#include "core/controller/configuration.hpp"
+#include "core/controller/manager.hpp"
+#include "core/log/log.hpp"
+#include "core/plugin/framework.hpp"
+#include "core/server/health.hpp"
+#include "core/server/http.hpp"
+#include "core/server/metrics.hpp"
+#include "core/server/webhook.hpp"
+#include "core/store/sqlite_store.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <charconv>
+#include <csignal>
+#include <future>
+#include <thread>
+
+namespace trainer::core::cli {
+
+namespace {
+
+using controller::Configuration;
+namespace srv = trainer::core::server;
+
+std::optional<int64_t> parseInt(const std::string& s) {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+// Flags override the file; returns error lines.
+std::vector<std::string> applyFlags(const Args& args, Configuration& cfg, int& workers) {
+    std::vector<std::string> errs;
+    if (args.has("health-probe-bind-address")) cfg.healthProbeBindAddress = args.get("health-probe-bind-address");
+    if (args.has("metrics-bind-address")) cfg.metricsBindAddress = args.get("metrics-bind-address");
+    if (args.has("webhook-cert-dir")) cfg.webhookCertDir = args.get("webhook-cert-dir");
+    if (args.has("webhook-port")) {
+        if (auto p = parseInt(args.get("webhook-port"))) cfg.webhookPort = *p;
+        else errs.push_back("--webhook-port: not an integer: \"" + args.get("webhook-port") + "\"");
+    }
+    if (auto it = cfg.groupKindConcurrency.find(std::string(controller::kTrainJobGroupKind));
+        it != cfg.groupKindConcurrency.end())
+        workers = static_cast<int>(it->second);
+    if (args.has("workers")) {
+        auto n = parseInt(args.get("workers"));
+        if (!n || *n < 1 || *n > 1024) errs.push_back("--workers: must be an integer between 1 and 1024");
+        else workers = static_cast<int>(*n);
+    }
+    return errs;
+}
+
+srv::ServerOptions serverOptions(std::string name, std::string bindAddress) {
+    srv::ServerOptions o;
+    o.name = std::move(name);
+    o.bindAddress = std::move(bindAddress);
+    return o;
+}
+
+srv::Route probeRoute(const std::string& name, std::function<srv::Response(bool)> fn) {
+    std::string path = name.rfind('/', 0) == 0 ? name : "/" + name;
+    return srv::Route{"GET", path, [fn](const srv::Request& r) { return fn(r.query.find("verbose") != std::string::npos); }};
+}
+
+std::vector<std::string> warningTexts(const Diagnostics& d) {
+    std::vector<std::string> out;
+    for (auto const& w : d.warnings) out.push_back(w.message);
+    return out;
+}
+
+const json::object* objectOf(const json::value& v) { return v.is_object() ? &v.get_object() : nullptr; }
+
+srv::AdmissionResponse badObject() {
+    return srv::AdmissionResponse::denyMessage("the admission request carries no object");
+}
+
+void registerWebhooks(srv::WebhookServer& wh, const Framework& fw, const ClusterReader& cluster) {
+    wh.handle(std::string(srv::kMutateTrainJobPath), std::string(srv::kMutateTrainJobName),
+              [](const srv::AdmissionRequest& req) {
+                  auto* obj = objectOf(req.object);
+                  if (!obj) return badObject();
+                  json::object mutated = *obj;
+                  stampRuntimePatchTimes(mutated, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr,
+                                         formatRfc3339(std::chrono::system_clock::now()));
+                  return srv::AdmissionResponse::patched(req.object, mutated);
+              });
+    wh.handle(std::string(srv::kValidateTrainJobPath), std::string(srv::kValidateTrainJobName),
+              [&fw, &cluster](const srv::AdmissionRequest& req) {
+                  auto* obj = objectOf(req.object);
+                  if (!obj) return badObject();
+                  json::object tj = *obj;
+                  applyDefaults(tj);
+                  auto d = controller::validateTrainJob(fw, tj, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr,
+                                                        cluster);
+                  return d.ok() ? srv::AdmissionResponse::allow(warningTexts(d))
+                                : srv::AdmissionResponse::deny(d.errors, warningTexts(d));
+              });
+    auto runtimeHandler = [&fw](const srv::AdmissionRequest& req) {
+        auto* obj = objectOf(req.object);
+        if (!obj) return badObject();
+        json::object rt = *obj;
+        applyDefaults(rt);
+        auto d = controller::validateRuntimeObject(fw, rt, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr);
+        return d.ok() ? srv::AdmissionResponse::allow(warningTexts(d)) : srv::AdmissionResponse::deny(d.errors, warningTexts(d));
+    };
+    wh.handle(std::string(srv::kValidateTrainingRuntimePath), std::string(srv::kValidateTrainingRuntimeName), runtimeHandler);
+    wh.handle(std::string(srv::kValidateClusterTrainingRuntimePath), std::string(srv::kValidateClusterTrainingRuntimeName),
+              runtimeHandler);
+}
+
+}  // namespace
+
+int cmdRun(const Args& args, Io& io) {
+    // Logs first, so everything after is structured.
+    log::Options logOpts;
+    for (auto const* flag : {"zap-log-level", "zap-encoder", "zap-devel"}) {
+        if (!args.has(flag)) continue;
+        if (auto err = log::applyFlag(logOpts, flag, args.get(flag)); !err.empty()) {
+            io.err << "error: --" << flag << ": " << err << "\n";
+            return 1;
+        }
+    }
+    Configuration cfg;
+    if (args.has("config")) {
+        auto d = controller::loadConfiguration(args.get("config"), cfg);
+        if (!d.ok()) {
+            for (auto const& e : d.errors) io.err << "error: invalid configuration: " << formatError(e).substr(7) << "\n";
+            return 1;
+        }
+    }
+    int workers = 1;
+    auto flagErrors = applyFlags(args, cfg, workers);
+    auto vd = controller::validateConfiguration(cfg);
+    for (auto const& e : vd.errors) flagErrors.push_back(formatError(e).substr(7));
+    if (!flagErrors.empty()) {
+        for (auto const& e : flagErrors) io.err << "error: " << e << "\n";
+        return 1;
+    }
+    log::init(logOpts);
+    log::Logger setup("setup");
+    const std::string storePath = args.get("store", kDefaultStorePath);
+    const std::string plugins = args.has("plugin-dir") || cfg.pluginDirectory.empty() ? pluginDir(args) : cfg.pluginDirectory;
+
+    auto& metrics = srv::defaultRegistry();
+    srv::Health health;
+    health.setReady("store", false, "store not open");
+    health.setReady("plugins", false, "plugins not loaded");
+    health.setReady("webhook", false, "webhook server not listening");
+
+    boost::asio::io_context ioc;
+    auto guard = boost::asio::make_work_guard(ioc);
+    std::vector<std::unique_ptr<srv::HttpServer>> servers;
+    auto listen = [&](srv::ServerOptions o, std::vector<srv::Route> routes) -> bool {
+        std::string name = o.name, addr = o.bindAddress;
+        auto s = std::make_unique<srv::HttpServer>(ioc, std::move(o), std::move(routes));
+        if (auto err = s->start(); !err.empty()) {
+            setup.error("Unable to start server", {{"server", name}, {"address", addr}, {"error", err}});
+            return false;
+        }
+        if (s->listening())
+            setup.info("Serving", {{"server", name}, {"address", addr}, {"port", static_cast<int>(s->port())}});
+        servers.push_back(std::move(s));
+        return true;
+    };
+    auto stopServers = [&] {
+        for (auto& s : servers) s->stop();
+    };
+
+    // Health first: probes answer (not ready) while the rest starts.
+    if (!cfg.healthProbeBindAddress.empty() &&
+        !listen(serverOptions("health", cfg.healthProbeBindAddress),
+                {probeRoute(cfg.livenessEndpointName, [&](bool v) { return health.healthz(v); }),
+                 probeRoute(cfg.readinessEndpointName, [&](bool v) { return health.readyz(v); })}))
+        return 1;
+    // A signal during start-up is honoured once start-up is done.
+    boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+    std::promise<void> stopSignal;
+    std::shared_future<void> stopped = stopSignal.get_future().share();
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        setup.info("Received signal; draining in-flight reconciles", {{"signal", sig}});
+        stopSignal.set_value();
+    });
+    std::vector<std::thread> ioThreads;
+    for (int i = 0; i < 2; ++i) ioThreads.emplace_back([&] { ioc.run(); });
+    auto joinIo = [&] {
+        guard.reset();
+        ioc.stop();
+        for (auto& t : ioThreads) t.join();
+    };
+    auto fail = [&]() {
+        stopServers();
+        joinIo();
+        return 1;
+    };
+
+    auto opened = SqliteStore::open(storePath);
+    if (!opened.store) {
+        setup.error("Unable to open the store", {{"store", storePath}, {"error", opened.error}});
+        return fail();
+    }
+    SqliteStore& store = *opened.store;
+    health.setReady("store", true);
+    setup.info("Opened the store", {{"store", storePath}, {"revision", store.revision()}});
+
+    PluginRegistry registry;
+    log::Logger pluginLog("plugin");
+    registry.setLogSink([pluginLog](const std::string& plugin, int32_t level, std::string_view message) {
+        auto lvl = level <= TRN_LOG_DEBUG ? log::Level::Debug
+                   : level == TRN_LOG_INFO ? log::Level::Info
+                   : level == TRN_LOG_WARN ? log::Level::Warn
+                                           : log::Level::Error;
+        pluginLog.log(lvl, message, {{"plugin", plugin}}, {});
+    });
+    registry.loadDirectory(plugins, cfg.plugins);
+    for (auto const& p : registry.plugins()) {
+        metrics.add("trainer_plugin_load_total", {"loaded", "ok"});
+        setup.info("Loaded plugin", {{"plugin", p->name}, {"version", p->version}, {"path", p->path}});
+    }
+    for (auto const& r : registry.rejected()) {
+        metrics.add("trainer_plugin_load_total", {"rejected", r.code});
+        setup.warn("Rejected plugin", {{"path", r.path}, {"reason", r.reason}, {"code", r.code}});
+    }
+    Framework framework(registry, [&metrics](const LoadedPlugin& p, Hook hook, double seconds, bool ok) {
+        metrics.add("trainer_plugin_hook_calls_total", {p.name, hookName(hook)});
+        if (!ok) metrics.add("trainer_plugin_hook_errors_total", {p.name, hookName(hook)});
+        metrics.observe("trainer_plugin_hook_duration_seconds", {p.name, hookName(hook)}, seconds);
+    });
+    health.setReady("plugins", true);
+
+    // Webhooks and HTTPS metrics need certificates.
+    std::unique_ptr<srv::CertWatcher> certs;
+    if (!cfg.webhookCertDir.empty()) {
+        certs = std::make_unique<srv::CertWatcher>(cfg.webhookCertDir);
+        if (auto err = certs->load(); !err.empty()) {
+            setup.error("Unable to load the webhook certificates", {{"certDir", cfg.webhookCertDir}, {"error", err}});
+            return fail();
+        }
+    }
+    srv::WebhookServer webhooks(&metrics);
+    registerWebhooks(webhooks, framework, store);
+    if (certs) {
+        std::string host = cfg.webhookHost.find(':') != std::string::npos ? "[" + cfg.webhookHost + "]" : cfg.webhookHost;
+        auto o = serverOptions("webhook", host + ":" + std::to_string(cfg.webhookPort));
+        o.tls = certs->provider();
+        if (!listen(std::move(o), webhooks.routes()))
+            return fail();
+    } else {
+        setup.info("No webhook certificate directory given; admission webhooks are not served");
+    }
+    health.setReady("webhook", true);
+
+    srv::ServerOptions metricsOpts = serverOptions("metrics", cfg.metricsBindAddress);
+    if (certs && cfg.metricsSecureServing) metricsOpts.tls = certs->provider();
+    if (!listen(std::move(metricsOpts), {srv::metricsRoute(metrics)})) return fail();
+
+    controller::RealClock clock;
+    controller::ManagerOptions mo;
+    mo.trainJobWorkers = workers;
+    controller::Manager manager(store, registry, framework, clock, &metrics, log::Logger(""), mo);
+    manager.start();
+    setup.info("Started the controllers", {{"workers", workers}});
+
+    stopped.wait();
+    manager.stop();
+    stopServers();
+    joinIo();
+    setup.info("Stopped");
+    return 0;
+}
+
+}  // namespace trainer::core::cli

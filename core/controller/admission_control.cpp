@@ -1,0 +1,68 @@
+#include "core/controller/admission_control.hpp"
+
+#include "core/api/admission.hpp"
+#include "core/api/schema.hpp"
+#include "core/plugin/pipeline.hpp"
+#include "core/store/store.hpp"
+
+#include <map>
+
+namespace trainer::core::controller {
+
+Diagnostics validateTrainJob(const Framework& framework, const json::object& trainJob, const json::object* old,
+                             const ClusterReader& cluster) {
+    Diagnostics d = validateSchema(trainJob, old);
+    if (!d.ok()) return d;
+    d.append(admitTrainJob(framework, trainJob, old, cluster));
+    return d;
+}
+
+Diagnostics validateRuntimeObject(const Framework& framework, const json::object& runtime, const json::object* old) {
+    Diagnostics d = validateRuntime(runtime, old == nullptr, old);
+    if (!d.ok()) return d;
+    json::object policy;
+    if (auto* spec = runtime.if_contains("spec"); spec && spec->is_object())
+        for (auto const* member : {"mlPolicy", "podGroupPolicy"})
+            if (auto* v = spec->as_object().if_contains(member)) policy[member] = *v;
+    static const json::object kEmpty;
+    auto* md = runtime.if_contains("metadata");
+    json::object info{{"runtime", json::object{{"kind", runtime.contains("kind") ? runtime.at("kind") : json::value("")},
+                                               {"metadata", md ? *md : json::value(kEmpty)}}},
+                      {"runtimePolicy", std::move(policy)}};
+    d.append(framework.checkPolicies(info));
+    return d;
+}
+
+Diagnostics admitObject(const Framework& framework, json::object& obj, const json::object* old,
+                        const ClusterReader& cluster, std::chrono::system_clock::time_point now) {
+    switch (kindOf(obj)) {
+    case ObjectKind::TrainJob:
+        applyDefaults(obj);
+        stampRuntimePatchTimes(obj, old, formatRfc3339(now));
+        return validateTrainJob(framework, obj, old, cluster);
+    case ObjectKind::TrainingRuntime:
+    case ObjectKind::ClusterTrainingRuntime:
+        applyDefaults(obj);
+        return validateRuntimeObject(framework, obj, old);
+    case ObjectKind::Other:
+        break;
+    }
+    return {};
+}
+
+std::optional<json::object> OverlayReader::get(const ObjectKey& key) const {
+    if (auto* o = overlay_.find(key)) return *o;
+    return base_.get(key);
+}
+
+std::vector<json::object> OverlayReader::list(const std::string& apiVersion, const std::string& kind,
+                                              const std::optional<std::string>& ns) const {
+    std::map<ObjectKey, json::object> merged;
+    for (auto& o : base_.list(apiVersion, kind, ns)) merged[keyOf(o)] = std::move(o);
+    for (auto& o : overlay_.list(apiVersion, kind, ns)) merged[keyOf(o)] = std::move(o);
+    std::vector<json::object> out;
+    for (auto& [k, o] : merged) out.push_back(std::move(o));
+    return out;
+}
+
+}  // namespace trainer::core::controller
