@@ -1,0 +1,387 @@
+#define BOOST_TEST_MODULE test_e2e_run
+#include <boost/test/unit_test.hpp>
+
+#include <boost/json.hpp>
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kBin = TRAINER_BIN;
+const std::string kPlugins = TRAINER_PLUGIN_BUILD_DIR;
+const std::string kExamples = std::string(TRAINER_SOURCE_DIR) + "/examples";
+
+struct Result {
+    int exit = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string t = (fs::temp_directory_path() / "trainer-e2e-run-XXXXXX").string();
+        BOOST_REQUIRE(mkdtemp(t.data()));
+        path = t;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    std::string file(const std::string& n) const { return (path / n).string(); }
+};
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+Result sh(const std::string& cmd) {
+    static int n = 0;
+    fs::path errFile = fs::temp_directory_path() / ("e2e-run-err-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    Result r;
+    FILE* p = popen((cmd + " 2>" + errFile.string()).c_str(), "r");
+    BOOST_REQUIRE(p);
+    std::array<char, 4096> buf;
+    size_t k;
+    while ((k = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), k);
+    int st = pclose(p);
+    r.exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.err = slurp(errFile);
+    fs::remove(errFile);
+    return r;
+}
+
+// The CLI against one store.
+Result cli(const std::string& store, const std::string& args) {
+    return sh(kBin + " " + args + " --store " + quote(store));
+}
+
+unsigned short freePort() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// `trainer-operator run` as a child process; its log goes to a file.
+class Operator {
+public:
+    Operator(const std::string& store, const std::string& log, std::vector<std::string> extra = {}) : log_(log) {
+        std::vector<std::string> args{kBin, "run", "--plugin-dir", kPlugins, "--store", store,
+                                      "--health-probe-bind-address", "127.0.0.1:0", "--metrics-bind-address",
+                                      "127.0.0.1:0"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        pid_ = ::fork();
+        BOOST_REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {
+            int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+            ::dup2(fd, 1);
+            ::dup2(fd, 2);
+            std::vector<char*> argv;
+            for (auto& a : args) argv.push_back(a.data());
+            argv.push_back(nullptr);
+            ::execv(kBin.c_str(), argv.data());
+            ::_exit(127);
+        }
+    }
+    ~Operator() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+    }
+    // The port a server logged ("server":"health" ... "port":N), waiting for it.
+    unsigned short port(const std::string& server) {
+        std::regex re("\"server\":\"" + server + "\"[^\\n]*\"port\":([0-9]+)");
+        for (int i = 0; i < 200; ++i) {
+            std::smatch m;
+            std::string text = slurp(log_);
+            if (std::regex_search(text, m, re)) return static_cast<unsigned short>(std::stoi(m[1]));
+            std::this_thread::sleep_for(50ms);
+        }
+        BOOST_FAIL("server " << server << " never logged its port; log:\n" << slurp(log_));
+        return 0;
+    }
+    bool waitReady() {
+        auto p = port("health");
+        for (int i = 0; i < 200; ++i) {
+            if (sh("curl -sf http://127.0.0.1:" + std::to_string(p) + "/readyz").out == "ok") return true;
+            std::this_thread::sleep_for(50ms);
+        }
+        return false;
+    }
+    // Sends `sig` and returns the exit code (128+signal when killed).
+    int signal(int sig) {
+        ::kill(pid_, sig);
+        int st = 0;
+        ::waitpid(pid_, &st, 0);
+        pid_ = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    }
+    std::string log() const { return slurp(log_); }
+
+private:
+    std::string log_;
+    pid_t pid_ = -1;
+};
+
+json::array items(const std::string& store, const std::string& kind, bool all = false) {
+    auto r = cli(store, "get " + kind + " -o json" + (all ? " -A" : ""));
+    BOOST_REQUIRE_MESSAGE(r.exit == 0, r.err);
+    return json::parse(r.out).at("items").as_array();
+}
+
+template <class Pred>
+bool eventually(Pred p, std::chrono::milliseconds limit = 15s) {
+    auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+        if (p()) return true;
+        std::this_thread::sleep_for(100ms);
+    }
+    return p();
+}
+
+std::string trainJobYaml(const std::string& name) {
+    return "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: " + name +
+           "\n  namespace: default\nspec:\n  runtimeRef:\n    kind: TrainingRuntime\n    name: plain-with-initializers\n"
+           "  trainer:\n    numNodes: 1\n";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(run_apply_get_delete_health_metrics_and_sigterm) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    Operator op(store, t.file("run.log"));
+    BOOST_REQUIRE_MESSAGE(op.waitReady(), op.log());
+    auto health = op.port("health");
+    BOOST_TEST(sh("curl -sf http://127.0.0.1:" + std::to_string(health) + "/healthz").out == "ok");
+
+    auto applied = cli(store, "apply -f " + kExamples + " --plugin-dir " + kPlugins);
+    BOOST_REQUIRE_MESSAGE(applied.exit == 0, applied.err);
+    BOOST_TEST(applied.out.find("trainjob.trainer.kubeflow.org/multi-node-example created") != std::string::npos);
+    auto again = cli(store, "apply -f " + kExamples + " --plugin-dir " + kPlugins);
+    BOOST_TEST(again.out.find("trainjob.trainer.kubeflow.org/multi-node-example unchanged") != std::string::npos);
+
+    size_t trainJobs = items(store, "trainjobs").size();
+    BOOST_TEST(trainJobs >= 3u);
+    BOOST_TEST_MESSAGE("waiting for " << trainJobs << " JobSets");
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return items(store, "jobsets").size() == trainJobs; }), op.log());
+    auto table = cli(store, "get trainjobs");
+    BOOST_TEST(table.out.rfind("NAME", 0) == 0u);
+    BOOST_TEST(table.out.find("multi-node-example") != std::string::npos);
+
+    // get NAME -o json prints the object; absent → NotFound, exit 1.
+    auto one = cli(store, "get jobset multi-node-example -o json");
+    BOOST_TEST(one.exit == 0);
+    BOOST_TEST(json::parse(one.out).at("kind") == "JobSet");
+    auto missing = cli(store, "get trainjob nope -o json");
+    BOOST_TEST(missing.exit == 1);
+    BOOST_TEST(missing.err.find("Error from server (NotFound): trainjobs.trainer.kubeflow.org \"nope\" not found") !=
+               std::string::npos);
+    auto badKind = cli(store, "get trainjbos");
+    BOOST_TEST(badKind.exit == 1);
+    BOOST_TEST(badKind.err.find("did you mean") != std::string::npos);
+
+    // Delete collects the children.
+    auto del = cli(store, "delete trainjob plain-example");
+    BOOST_TEST(del.exit == 0, del.err);
+    BOOST_TEST(cli(store, "get jobset plain-example").exit == 1);
+    BOOST_TEST(cli(store, "get configmap plain-example-runtime-snapshot").exit == 1);
+
+    // Metrics with controller-runtime's names.
+    auto metrics = sh("curl -sf http://127.0.0.1:" + std::to_string(op.port("metrics")) + "/metrics").out;
+    for (auto const* name : {"controller_runtime_reconcile_total{controller=\"trainjob\",result=\"success\"}",
+                             "controller_runtime_reconcile_time_seconds_bucket", "workqueue_depth{name=\"trainjob\"}",
+                             "workqueue_adds_total{name=\"trainjob\"}", "controller_runtime_active_workers",
+                             "trainer_plugin_load_total{outcome=\"loaded\"", "trainer_plugin_hook_calls_total{plugin=",
+                             "trainer_plugin_hook_duration_seconds_bucket"})
+        BOOST_TEST(metrics.find(name) != std::string::npos, name);
+
+    // Log lines are JSON with zap's keys; reconcile lines carry controller, reconcileID, trainJob.
+    bool sawReconcile = false;
+    std::istringstream lines(op.log());
+    for (std::string line; std::getline(lines, line);) {
+        json::error_code ec;
+        auto v = json::parse(line, ec);
+        BOOST_REQUIRE_MESSAGE(!ec && v.is_object(), "not JSON: " << line);
+        for (auto const* k : {"level", "ts", "caller", "msg"}) BOOST_TEST(v.as_object().contains(k), line);
+        if (v.at("msg") == "Reconciled" && v.as_object().contains("trainJob"))
+            sawReconcile = v.as_object().contains("reconcileID") && v.at("controller") == "trainjob";
+    }
+    BOOST_TEST(sawReconcile);
+    BOOST_TEST(op.signal(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(apply_refuses_an_input_set_with_an_error_and_stores_nothing) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    std::ofstream(t.file("in.yaml")) << trainJobYaml("good") << "---\n"
+                                     << "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+                                        "  name: bad\nspec:\n  runtimeRef:\n    name: does-not-exist\n";
+    auto r = cli(store, "apply -f " + kExamples + "/12-runtime-plain-with-initializers.yaml -f " + t.file("in.yaml") +
+                            " --plugin-dir " + kPlugins);
+    BOOST_TEST(r.exit == 1);
+    BOOST_TEST(r.out.empty());
+    BOOST_TEST(r.err.find("error: ") != std::string::npos);
+    BOOST_TEST(r.err.find("spec.RuntimeRef") != std::string::npos, r.err);
+    BOOST_TEST(items(store, "trainjobs").empty());
+    BOOST_TEST(items(store, "trainingruntimes").empty());
+}
+
+BOOST_AUTO_TEST_CASE(webhooks_over_https_with_certs_output) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    auto certs = sh(kBin + " certs --service-name trainer-webhook --namespace kubeflow-system --out-dir " + t.file("certs"));
+    BOOST_REQUIRE_MESSAGE(certs.exit == 0, certs.err);
+    for (auto const* f : {"ca.crt", "tls.crt", "tls.key"}) BOOST_TEST(fs::exists(t.path / "certs" / f));
+    BOOST_REQUIRE(cli(store, "apply -f " + kExamples + "/12-runtime-plain-with-initializers.yaml --plugin-dir " + kPlugins).exit == 0);
+    auto port = freePort();
+    Operator op(store, t.file("run.log"), {"--webhook-cert-dir", t.file("certs"), "--webhook-port", std::to_string(port)});
+    BOOST_REQUIRE_MESSAGE(op.waitReady(), op.log());
+
+    auto post = [&](const std::string& path, const json::value& review) {
+        std::ofstream(t.file("review.json")) << json::serialize(review);
+        auto r = sh("curl -sS --cacert " + t.file("certs/ca.crt") + " -H 'Content-Type: application/json' --data-binary @" +
+                    t.file("review.json") + " https://localhost:" + std::to_string(port) + path);
+        BOOST_REQUIRE_MESSAGE(r.exit == 0, r.err);
+        return json::parse(r.out).at("response").as_object();
+    };
+    auto review = [](const std::string& uid, const std::string& kind, const std::string& resource, json::value obj) {
+        return json::object{{"apiVersion", "admission.k8s.io/v1"},
+                            {"kind", "AdmissionReview"},
+                            {"request", json::object{{"uid", uid},
+                                                     {"kind", {{"group", "trainer.kubeflow.org"}, {"version", "v1alpha1"}, {"kind", kind}}},
+                                                     {"resource", {{"group", "trainer.kubeflow.org"}, {"version", "v1alpha1"}, {"resource", resource}}},
+                                                     {"name", "x"},
+                                                     {"namespace", "default"},
+                                                     {"operation", "CREATE"},
+                                                     {"object", std::move(obj)}}}};
+    };
+    json::object missing{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+                         {"kind", "TrainJob"},
+                         {"metadata", {{"name", "x"}, {"namespace", "default"}}},
+                         {"spec", {{"runtimeRef", {{"name", "missing"}, {"kind", "TrainingRuntime"}}}}}};
+    auto denied = post("/validate-trainer-kubeflow-org-v1alpha1-trainjob", review("uid-1", "TrainJob", "trainjobs", missing));
+    BOOST_TEST(denied.at("uid") == "uid-1");
+    BOOST_TEST(denied.at("allowed") == false);
+    std::string msg(denied.at("status").at("message").as_string());
+    BOOST_TEST(msg.find("spec.runtimeRef") != std::string::npos, msg);
+    BOOST_TEST(msg.find("specified trainingRuntime must be created before the TrainJob is created") != std::string::npos, msg);
+
+    json::object good = missing;
+    good["spec"].as_object()["runtimeRef"].as_object()["name"] = "plain-with-initializers";
+    auto allowed = post("/validate-trainer-kubeflow-org-v1alpha1-trainjob", review("uid-2", "TrainJob", "trainjobs", good));
+    BOOST_TEST(allowed.at("uid") == "uid-2");
+    BOOST_TEST(allowed.at("allowed") == true);
+
+    json::object patched = good;
+    patched["spec"].as_object()["runtimePatches"] = json::array{json::object{{"manager", "example.com/m"}}};
+    auto mutated = post("/mutate-trainer-kubeflow-org-v1alpha1-trainjob", review("uid-3", "TrainJob", "trainjobs", patched));
+    BOOST_TEST(mutated.at("allowed") == true);
+    BOOST_TEST(mutated.at("patchType") == "JSONPatch");
+    BOOST_TEST(mutated.contains("patch"));
+
+    auto rt = json::parse(cli(store, "get trainingruntime plain-with-initializers -o json").out).as_object();
+    rt["metadata"].as_object().erase("resourceVersion");
+    rt["spec"].as_object()["template"].as_object()["spec"].as_object()["replicatedJobs"].as_array()[0].as_object()["replicas"] = 2;
+    auto rtDenied = post("/validate-trainer-kubeflow-org-v1alpha1-trainingruntime",
+                         review("uid-4", "TrainingRuntime", "trainingruntimes", rt));
+    BOOST_TEST(rtDenied.at("allowed") == false);
+    BOOST_TEST(std::string(rtDenied.at("status").at("message").as_string()).find("always must be 1") != std::string::npos);
+
+    // Malformed request: an error response, and the server keeps serving.
+    auto bad = sh("curl -s -o /dev/null -w '%{http_code}' --cacert " + t.file("certs/ca.crt") +
+                  " -H 'Content-Type: application/json' --data 'not json' https://localhost:" + std::to_string(port) +
+                  "/validate-trainer-kubeflow-org-v1alpha1-trainjob");
+    BOOST_TEST(bad.out == "400");
+    BOOST_TEST(post("/validate-trainer-kubeflow-org-v1alpha1-trainjob", review("uid-5", "TrainJob", "trainjobs", good))
+                   .at("allowed") == true);
+
+    // Metrics are served over HTTPS with the same certificates.
+    auto m = sh("curl -sf --cacert " + t.file("certs/ca.crt") + " https://localhost:" + std::to_string(op.port("metrics")) +
+                "/metrics");
+    BOOST_TEST(m.exit == 0);
+    BOOST_TEST(m.out.find("controller_runtime_webhook_requests_total") != std::string::npos);
+    BOOST_TEST(op.signal(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(kill_9_mid_work_loses_and_duplicates_nothing) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    const int n = 60;
+    {
+        std::ofstream out(t.file("jobs.yaml"));
+        for (int i = 0; i < n; ++i) out << (i ? "---\n" : "") << trainJobYaml("job-" + std::to_string(i));
+    }
+    Operator first(store, t.file("run1.log"), {"--workers", "1"});
+    BOOST_REQUIRE_MESSAGE(first.waitReady(), first.log());
+    auto applied = cli(store, "apply -f " + kExamples + "/12-runtime-plain-with-initializers.yaml -f " + t.file("jobs.yaml") +
+                                  " --plugin-dir " + kPlugins);
+    BOOST_REQUIRE_MESSAGE(applied.exit == 0, applied.err);
+    BOOST_REQUIRE(eventually([&] { return items(store, "jobsets").size() >= 3; }));
+    BOOST_TEST(first.signal(SIGKILL) == 128 + SIGKILL);
+
+    std::map<std::string, std::pair<std::string, int64_t>> before;  // name -> (resourceVersion, generation)
+    for (auto const& js : items(store, "jobsets")) {
+        auto const& md = js.at("metadata").as_object();
+        before[std::string(md.at("name").as_string())] = {std::string(md.at("resourceVersion").as_string()),
+                                                          md.at("generation").as_int64()};
+    }
+    BOOST_TEST_MESSAGE(before.size() << " JobSets built before the kill");
+
+    Operator second(store, t.file("run2.log"), {"--workers", "2"});
+    BOOST_REQUIRE_MESSAGE(second.waitReady(), second.log());
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return items(store, "jobsets").size() == size_t(n); }, 60s), second.log());
+    BOOST_TEST(items(store, "trainjobs").size() == size_t(n));
+    auto jobsets = items(store, "jobsets");
+    std::set<std::string> names;
+    for (auto const& js : jobsets) {
+        auto const& md = js.at("metadata").as_object();
+        std::string name(md.at("name").as_string());
+        names.insert(name);
+        BOOST_TEST(md.at("ownerReferences").as_array().size() == 1u);
+        if (auto it = before.find(name); it != before.end()) {
+            BOOST_TEST(std::string(md.at("resourceVersion").as_string()) == it->second.first, name);
+            BOOST_TEST(md.at("generation").as_int64() == it->second.second, name);
+        }
+    }
+    BOOST_TEST(names.size() == size_t(n));
+    size_t snapshots = 0;
+    for (auto const& cm : items(store, "configmaps"))
+        if (std::string(cm.at("metadata").at("name").as_string()).ends_with("-runtime-snapshot")) ++snapshots;
+    BOOST_TEST(snapshots == size_t(n));
+    auto integrity = sh("sqlite3 " + store + " 'PRAGMA integrity_check' 2>/dev/null || echo skip");
+    BOOST_TEST((integrity.out == "ok\n" || integrity.out == "skip\n"), integrity.out);
+    BOOST_TEST(second.signal(SIGTERM) == 0);
+}
