@@ -62,9 +62,9 @@ struct ServerOptions {
     std::string name = "http";       // for logs
     std::string bindAddress;          // see BindAddress
     std::size_t bodyLimit = 3 << 20;  // larger bodies get 413 (the API server's webhook limit)
-    std::chrono::milliseconds headerTimeout{10000};  // TLS handshake + request header
+    // TLS handshake, and each request header (also the wait for the next keep-alive request).
+    std::chrono::milliseconds headerTimeout{10000};
     std::chrono::milliseconds bodyTimeout{30000};    // request body
-    std::chrono::milliseconds idleTimeout{60000};    // between keep-alive requests
     TlsProvider tls;                                  // empty = plain HTTP
 };
 

@@ -65,6 +65,9 @@ private:
 // The process-wide registry built from metricTable().
 Registry& defaultRegistry();
 
+// Default --metrics-bind-address (controller-runtime's secure metrics port); "0" disables.
+inline constexpr std::string_view kDefaultMetricsBindAddress = ":8443";
+
 // Content type of the exposition format.
 inline constexpr std::string_view kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
 
