@@ -28,7 +28,7 @@ struct Options {
     std::shared_ptr<std::ostream> stream;
 };
 
-// One extra key/value on a line ({"plugin", "torch"}, {"attempt", 3}).
+// One extra key/value on a line ({"plugin", "example"}, {"attempt", 3}).
 struct Field {
     Field(std::string k, boost::json::value v) : key(std::move(k)), value(std::move(v)) {}
     Field(std::string k, const std::string& v) : key(std::move(k)), value(v) {}
