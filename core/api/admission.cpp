@@ -197,8 +197,6 @@ const std::vector<ResourceType>& resourceTypes() {
         {"trainjobs", "trainjob", "TrainJob", "trainer.kubeflow.org/v1alpha1", true, {"tj"}},
         {"trainingruntimes", "trainingruntime", "TrainingRuntime", "trainer.kubeflow.org/v1alpha1", true, {"tr"}},
         {"clustertrainingruntimes", "clustertrainingruntime", "ClusterTrainingRuntime", "trainer.kubeflow.org/v1alpha1", false, {"ctr"}},
-        {"jobsets", "jobset", "JobSet", "jobset.x-k8s.io/v1alpha2", true, {"js"}},
-        {"podgroups", "podgroup", "PodGroup", "scheduling.x-k8s.io/v1alpha1", true, {"pg", "pgs"}},
         {"configmaps", "configmap", "ConfigMap", "v1", true, {"cm"}},
         {"secrets", "secret", "Secret", "v1", true, {}},
         {"events", "event", "Event", "v1", true, {"ev"}},

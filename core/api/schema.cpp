@@ -2,6 +2,8 @@
 
 #include "core/api/crd_schemas.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -202,13 +204,6 @@ const std::vector<CelRule>& celTable() {
              auto name = member(member(&s, "metadata"), "name");
              return !name || !name->is_string() || charCount(name->get_string()) <= 63;
          }},
-        {"[has(self.torch), has(self.mpi), has(self.jax), has(self.xgboost),has(self.flux)].filter(x, x).size() <= 1", false,
-         [](const json::value& s, const json::value*) {
-             if (!s.is_object()) return true;
-             int n = 0;
-             for (auto k : {"torch", "mpi", "jax", "xgboost", "flux"}) n += present(s.get_object(), k);
-             return n <= 1;
-         }},
         {"!self.exists(c, c == 'node')", false,
          [](const json::value& s, const json::value*) {
              if (!s.is_array()) return true;
@@ -242,13 +237,48 @@ const std::vector<CelRule>& celTable() {
     return table;
 }
 
+// The CEL shape `[has(self.a), has(self.b), ...].filter(x, x).size() <= N` ("at most N of these
+// members are set"), evaluated for whatever member names the rule lists. The mlPolicy one-of
+// rule has this shape; its member names live in the CRD, not in this code.
+std::optional<CelRule> atMostNSetRule(std::string_view rule) {
+    static const std::regex shape(R"(^\[((?:\s*has\(self\.[A-Za-z0-9_]+\)\s*,?)+)\]\.filter\(x, x\)\.size\(\) <= (\d+)$)");
+    static const std::regex member(R"(has\(self\.([A-Za-z0-9_]+)\))");
+    std::string text(rule);
+    std::smatch m;
+    if (!std::regex_match(text, m, shape)) return std::nullopt;
+    std::vector<std::string> names;
+    std::string list = m[1].str();
+    for (std::sregex_iterator it(list.begin(), list.end(), member), end; it != end; ++it) names.push_back((*it)[1].str());
+    long limit = std::stol(m[2].str());
+    return CelRule{rule, false, [names, limit](const json::value& s, const json::value*) {
+                       if (!s.is_object()) return true;
+                       long n = 0;
+                       for (auto const& k : names) n += present(s.get_object(), k);
+                       return n <= limit;
+                   }};
+}
+
 const CelRule* findCel(std::string_view rule) {
     for (auto const& r : celTable())
         if (r.rule == rule) return &r;
-    return nullptr;
+    static std::mutex mu;
+    static std::map<std::string, CelRule, std::less<>> shaped;
+    std::lock_guard lock(mu);
+    if (auto it = shaped.find(rule); it != shaped.end()) return &it->second;
+    auto r = atMostNSetRule(rule);
+    if (!r) return nullptr;
+    auto it = shaped.emplace(std::string(rule), *r).first;
+    it->second.rule = it->first;
+    return &it->second;
 }
 
 // ---- validation ----
+
+// Objects whose undeclared members are plugin-defined policies (see checkObject).
+constexpr std::array<std::string_view, 2> kPluginExtensible{"spec.mlPolicy", "spec.podGroupPolicy"};
+bool pluginExtensible(const std::string& path) {
+    return std::find(kPluginExtensible.begin(), kPluginExtensible.end(), path) != kPluginExtensible.end();
+}
 
 struct Validator {
     Diagnostics& d;
@@ -386,6 +416,12 @@ struct Validator {
                 validate(kv.value(), member(old, kv.key()), *ps, child(path, kv.key()), false);
             } else if (additional != s.end() && additional->value().is_object()) {
                 validate(kv.value(), member(old, kv.key()), additional->value().get_object(), mapKey(path, kv.key()), false);
+            } else if (pluginExtensible(path)) {
+                // Plugins add policies here (mlPolicy.<x>, podGroupPolicy.<x>); the host checks each
+                // against the loaded plugins' claims, so an undeclared member is a policy, not a typo.
+                if (!kv.value().is_object())
+                    error(child(path, kv.key()), "Invalid value: must be an object (the configuration of policy " +
+                                                     std::string(kv.key()) + ")");
             } else if (!preserve && !(additional != s.end() && additional->value().is_bool() && additional->value().get_bool())) {
                 // The API server silently prunes undeclared fields; we reject them instead so that a typo
                 // (`numNode:`) is caught rather than quietly dropped.

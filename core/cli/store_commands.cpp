@@ -44,12 +44,53 @@ std::unique_ptr<SqliteStore> openStore(const Args& args, Io& io) {
     return std::move(r.store);
 }
 
-std::optional<ResourceType> resolveKind(const std::string& name, Io& io) {
-    if (auto t = resourceByName(name)) return t;
-    auto s = suggestResourceName(name);
-    io.err << "error: the server doesn't have a resource type \"" << name << "\""
-           << (s.empty() ? "" : "; did you mean \"" + s + "\"?") << "\n";
-    return std::nullopt;
+// "JobSet" -> "jobsets", "Ingress" -> "ingresses", "Policy" -> "policies" (kubectl's rule).
+std::string pluralOf(const std::string& kind) {
+    std::string k = lower(kind);
+    if (k.empty()) return k;
+    if (k.back() == 's' || k.back() == 'x' || (k.size() > 1 && (k.ends_with("ch") || k.ends_with("sh")))) return k + "es";
+    if (k.back() == 'y' && k.size() > 1 && std::string_view("aeiou").find(k[k.size() - 2]) == std::string_view::npos)
+        return k.substr(0, k.size() - 1) + "ies";
+    return k + "s";
+}
+
+// Discovery: the built-in resource table plus every kind the store holds (the kinds plugins
+// build, such as JobSets and PodGroups, are known from the objects themselves; core names none).
+std::vector<ResourceType> discover(const Store& store) {
+    std::vector<ResourceType> types = resourceTypes();
+    for (auto const& o : store.listAll()) {
+        auto k = keyOf(o);
+        bool known = std::any_of(types.begin(), types.end(),
+                                 [&](auto const& t) { return t.kind == k.kind && t.apiVersion == k.apiVersion; });
+        if (!known) types.push_back(ResourceType{pluralOf(k.kind), lower(k.kind), k.kind, k.apiVersion, !k.ns.empty(), {}});
+    }
+    return types;
+}
+
+// Every resource type `name` means (several when a kind name exists in two groups, such as
+// podgroups); empty, with an error and a suggestion, when none.
+std::vector<ResourceType> resolveKind(const std::string& name, const Store& store, Io& io) {
+    std::vector<ResourceType> out;
+    std::string n = lower(name);
+    std::vector<std::string> all;
+    for (auto const& t : discover(store)) {
+        std::string group(groupOf(t.apiVersion));
+        std::vector<std::string> names{t.plural, t.singular, lower(t.kind)};
+        names.insert(names.end(), t.shortNames.begin(), t.shortNames.end());
+        for (auto const& c : names) {
+            all.push_back(c);
+            if (n == c || (!group.empty() && n == c + "." + group)) {
+                out.push_back(t);
+                break;
+            }
+        }
+    }
+    if (out.empty()) {
+        auto s = suggest(n, all);
+        io.err << "error: the server doesn't have a resource type \"" << name << "\""
+               << (s.empty() ? "" : "; did you mean \"" + s + "\"?") << "\n";
+    }
+    return out;
 }
 
 std::string notFound(const ResourceType& t, const std::string& name) {
@@ -132,8 +173,6 @@ int cmdApply(const Args& args, Io& io) {
 }
 
 int cmdGet(const Args& args, Io& io) {
-    auto type = resolveKind(args.positional.at(0), io);
-    if (!type) return 1;
     const std::string format = args.get("output", "");
     if (format != "" && format != "json" && format != "yaml" && format != "wide") {
         io.err << "error: --output: unsupported format \"" << format << "\" (json, yaml, wide)\n";
@@ -141,8 +180,9 @@ int cmdGet(const Args& args, Io& io) {
     }
     auto store = openStore(args, io);
     if (!store) return 1;
+    auto types = resolveKind(args.positional.at(0), *store, io);
+    if (types.empty()) return 1;
     const bool all = args.has("all-namespaces");
-    const std::string ns = type->namespaced ? args.get("namespace", "default") : "";
     auto now = std::chrono::system_clock::now();
     auto print = [&](const json::value& v) {
         if (format == "json") io.out << toJson(v, true) << "\n";
@@ -150,36 +190,57 @@ int cmdGet(const Args& args, Io& io) {
     };
     if (args.positional.size() > 1) {
         const std::string& name = args.positional[1];
-        auto obj = store->get(ObjectKey{type->apiVersion, type->kind, ns, name});
-        if (!obj) {
-            io.err << notFound(*type, name) << "\n";
-            return 1;
+        for (auto const& type : types) {
+            const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
+            auto obj = store->get(ObjectKey{type.apiVersion, type.kind, ns, name});
+            if (!obj) continue;
+            if (format == "json" || format == "yaml") print(*obj);
+            else io.out << printTable({*obj}, type.kind, format == "wide", now);
+            return 0;
         }
-        if (format == "json" || format == "yaml") print(*obj);
-        else io.out << printTable({*obj}, type->kind, format == "wide", now);
-        return 0;
+        io.err << notFound(types.front(), name) << "\n";
+        return 1;
     }
-    auto items = store->list(type->apiVersion, type->kind,
-                             all || !type->namespaced ? std::nullopt : std::optional<std::string>(ns));
+    std::vector<json::object> everything;
+    bool printed = false;
+    for (auto const& type : types) {
+        const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
+        auto items = store->list(type.apiVersion, type.kind,
+                                 all || !type.namespaced ? std::nullopt : std::optional<std::string>(ns));
+        if (format == "json" || format == "yaml") {
+            everything.insert(everything.end(), items.begin(), items.end());
+            continue;
+        }
+        if (items.empty()) continue;
+        if (printed) io.out << "\n";
+        io.out << printTable(items, type.kind, format == "wide", now);
+        printed = true;
+    }
     if (format == "json" || format == "yaml") {
-        json::array arr(items.begin(), items.end());
+        json::array arr(everything.begin(), everything.end());
         print(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(arr)}});
         return 0;
     }
-    if (items.empty()) {
-        io.err << (type->namespaced && !all ? "No resources found in " + ns + " namespace." : "No resources found")
+    if (!printed) {
+        const std::string ns = args.get("namespace", "default");
+        io.err << (types.front().namespaced && !all ? "No resources found in " + ns + " namespace." : "No resources found")
                << "\n";
-        return 0;
     }
-    io.out << printTable(items, type->kind, format == "wide", now);
     return 0;
 }
 
 int cmdDelete(const Args& args, Io& io) {
-    auto type = resolveKind(args.positional.at(0), io);
-    if (!type) return 1;
     auto store = openStore(args, io);
     if (!store) return 1;
+    auto types = resolveKind(args.positional.at(0), *store, io);
+    if (types.empty()) return 1;
+    if (types.size() > 1) {
+        std::string names;
+        for (auto const& t : types) names += (names.empty() ? "" : ", ") + t.plural + "." + std::string(groupOf(t.apiVersion));
+        io.err << "error: \"" << args.positional.at(0) << "\" is ambiguous; name one of: " << names << "\n";
+        return 1;
+    }
+    auto type = &types.front();
     const std::string& name = args.positional.at(1);
     const std::string ns = type->namespaced ? args.get("namespace", "default") : "";
     auto r = store->remove(ObjectKey{type->apiVersion, type->kind, ns, name});

@@ -87,7 +87,7 @@ std::string isoTime(double ts) {
     auto millis = static_cast<int>((ts - static_cast<double>(secs)) * 1000.0);
     std::tm tm{};
     gmtime_r(&secs, &tm);
-    std::array<char, 40> buf{};
+    std::array<char, 64> buf{};
     std::snprintf(buf.data(), buf.size(), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
                   tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
     return buf.data();

@@ -21,7 +21,7 @@ constexpr PolicyGroup kPolicyGroups[] = {
 };
 bool isPolicyClaim(const std::string& c) { return c.rfind("mlPolicy", 0) == 0 || c.rfind("podGroupPolicy", 0) == 0; }
 
-// "mlPolicy.torch", ... configured by the runtime.
+// "mlPolicy.<name>", ... configured by the runtime.
 std::vector<std::string> configuredPolicies(const json::object& info, const char* group) {
     std::vector<std::string> out;
     auto* rp = info.if_contains("runtimePolicy");

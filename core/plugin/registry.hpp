@@ -102,7 +102,7 @@ public:
     const LoadedPlugin* find(std::string_view name) const;
     // The plugin claiming `claim` exactly, or nullptr.
     const LoadedPlugin* claimOwner(std::string_view claim) const;
-    std::string names() const;  // "coscheduling, jobset, ..." for messages
+    std::string names() const;  // "alpha, beta, ..." for messages
 
     void setLogSink(PluginLogSink sink) { logSink_ = std::move(sink); }
     const PluginLogSink& logSink() const { return logSink_; }

@@ -423,9 +423,14 @@ json::object buildInfo(const json::object& trainJob, const json::object& runtime
     if (resourcesPerNode)
         for (std::string_view k : {"limits", "requests"})
             resourceList(tj, &resourcesPerNode->get_object(), k, "spec.trainer.resourcesPerNode." + std::string(k));
+    // Spec §4.2 step 4(b): an ML policy that runs its launcher as a node (`runLauncherAsNode: true`
+    // in the policy's configuration) also gets the trainer resources on its `node` job.
     bool launcherAsNode = false;
-    if (auto* mpi = obj(mlPolicy, "mpi"))
-        if (auto* v = mpi->if_contains("runLauncherAsNode"); v && v->is_bool()) launcherAsNode = v->get_bool();
+    if (mlPolicy)
+        for (auto const& kv : *mlPolicy)
+            if (kv.value().is_object())
+                if (auto* v = kv.value().get_object().if_contains("runLauncherAsNode"); v && v->is_bool() && v->get_bool())
+                    launcherAsNode = true;
 
     json::array podSets;
     if (rt.member(&jobSetSpec, "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs")) {

@@ -15,7 +15,7 @@ struct KeyedList {
 // patchMergeKey of the JobSet / batch / core types (k8s.io/api struct tags). Field names are
 // unique enough inside a JobSetSpec that the member name alone selects the key.
 constexpr KeyedList kKeyedLists[] = {
-    {"replicatedJobs", "name"},   // jobset.x-k8s.io ReplicatedJob
+    {"replicatedJobs", "name"},   // JobSet v1alpha2 ReplicatedJob
     {"containers", "name"},       {"initContainers", "name"},      {"ephemeralContainers", "name"},
     {"env", "name"},              {"volumeMounts", "mountPath"},   {"volumeDevices", "devicePath"},
     {"ports", "containerPort"},   {"volumes", "name"},             {"imagePullSecrets", "name"},

@@ -27,13 +27,14 @@ bool mergeContainers(json::array& target, const json::array* source, bool append
         auto& dst = target[c].as_object();
         if (const auto* cmd = sdk::getArray(src, "command"); cmd && !cmd->empty()) dst["command"] = *cmd;
         if (auto img = sdk::getString(src, "image"); img && !img->empty()) dst["image"] = *img;
-        if (const auto* env = sdk::getArray(src, "env"); env && !env->empty())
+        // Empty lists are written too: `env: []` is the same pod as no env, and says "none" explicitly.
+        if (const auto* env = sdk::getArray(src, "env"))
             util::upsertAllByKey(ensureArray(dst, "env"), env, "name");
-        if (const auto* ports = sdk::getArray(src, "ports"); ports && !ports->empty()) {
+        if (const auto* ports = sdk::getArray(src, "ports")) {
             auto& list = ensureArray(dst, "ports");
             for (auto const& p : *ports) util::upsertPort(list, p);
         }
-        if (const auto* vms = sdk::getArray(src, "volumeMounts"); vms && !vms->empty())
+        if (const auto* vms = sdk::getArray(src, "volumeMounts"))
             util::upsertAllByKey(ensureArray(dst, "volumeMounts"), vms, "mountPath");
     }
     return true;

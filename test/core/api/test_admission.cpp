@@ -242,8 +242,6 @@ BOOST_AUTO_TEST_CASE(resource_names) {
         {"trainingruntimes", "TrainingRuntime", "trainer.kubeflow.org/v1alpha1", true},
         {"ClusterTrainingRuntime", "ClusterTrainingRuntime", "trainer.kubeflow.org/v1alpha1", false},
         {"clustertrainingruntimes", "ClusterTrainingRuntime", "trainer.kubeflow.org/v1alpha1", false},
-        {"jobsets", "JobSet", "jobset.x-k8s.io/v1alpha2", true},
-        {"podgroups", "PodGroup", "scheduling.x-k8s.io/v1alpha1", true},
         {"cm", "ConfigMap", "v1", true},
         {"configmaps", "ConfigMap", "v1", true},
         {"secret", "Secret", "v1", true},

@@ -61,7 +61,10 @@ inline json::object buildInfo(const json::object& runtime, const json::object& t
             json::object ps;
             ps["name"] = job["name"];
             auto* labels = sdk::getPath(job, {"template", "metadata", "labels"});
-            auto anc = labels ? getString(*labels, "trainer.kubeflow.org/trainjob-ancestor-step") : std::nullopt;
+            // A std::string copy: GCC 12 misreads an optional<string_view> here (-Wmaybe-uninitialized).
+            std::optional<std::string> anc;
+            if (labels)
+                if (auto a = getString(*labels, "trainer.kubeflow.org/trainjob-ancestor-step")) anc = std::string(*a);
             ps["ancestor"] = anc ? json::value(*anc) : json::value(nullptr);
             auto* jspec = sdk::getPath(job, {"template", "spec"});
             int64_t count = jspec ? getInt(*jspec, "parallelism").value_or(1) : 1;
