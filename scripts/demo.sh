@@ -4,7 +4,7 @@
 # TrainJob is reconciled, shows what the operator built, and stops it with SIGTERM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/build.sh >&2
 BUILD_DIR=${BUILD_DIR:-build}
 bin="$BUILD_DIR/bin/trainer-operator"
 plugins="$BUILD_DIR/lib/trainer-operator/plugins"

@@ -54,26 +54,40 @@ std::string pluralOf(const std::string& kind) {
     return k + "s";
 }
 
-// Discovery: the built-in resource table plus every kind the store holds (the kinds plugins
-// build, such as JobSets and PodGroups, are known from the objects themselves; core names none).
-std::vector<ResourceType> discover(const Store& store) {
+// Discovery, as kubectl asks the API server: the built-in resource table, the kinds the loaded
+// plugins build or watch (their `kind:` claims and watches: how JobSets and PodGroups become
+// known, core names none), and every other kind the store holds.
+std::vector<ResourceType> discover(const Store& store, const std::string& pluginDirectory) {
     std::vector<ResourceType> types = resourceTypes();
+    auto add = [&](const std::string& apiVersion, const std::string& kind, bool isNamespaced) {
+        bool known = std::any_of(types.begin(), types.end(),
+                                 [&](auto const& t) { return t.kind == kind && t.apiVersion == apiVersion; });
+        if (!known && !kind.empty()) types.push_back(ResourceType{pluralOf(kind), lower(kind), kind, apiVersion, isNamespaced, {}});
+    };
+    PluginRegistry registry;
+    registry.loadDirectory(pluginDirectory);
+    for (auto const& p : registry.plugins()) {
+        for (auto const& c : p->claims)
+            if (c.rfind("kind:", 0) == 0)
+                if (auto slash = c.rfind('/'); slash != std::string::npos && slash > 5)
+                    add(c.substr(5, slash - 5), c.substr(slash + 1), true);
+        for (auto const& w : p->watches) add(w.apiVersion, w.kind, true);
+    }
     for (auto const& o : store.listAll()) {
         auto k = keyOf(o);
-        bool known = std::any_of(types.begin(), types.end(),
-                                 [&](auto const& t) { return t.kind == k.kind && t.apiVersion == k.apiVersion; });
-        if (!known) types.push_back(ResourceType{pluralOf(k.kind), lower(k.kind), k.kind, k.apiVersion, !k.ns.empty(), {}});
+        add(k.apiVersion, k.kind, !k.ns.empty());
     }
     return types;
 }
 
 // Every resource type `name` means (several when a kind name exists in two groups, such as
 // podgroups); empty, with an error and a suggestion, when none.
-std::vector<ResourceType> resolveKind(const std::string& name, const Store& store, Io& io) {
+std::vector<ResourceType> resolveKind(const std::string& name, const Store& store, const std::string& pluginDirectory,
+                                      Io& io) {
     std::vector<ResourceType> out;
     std::string n = lower(name);
     std::vector<std::string> all;
-    for (auto const& t : discover(store)) {
+    for (auto const& t : discover(store, pluginDirectory)) {
         std::string group(groupOf(t.apiVersion));
         std::vector<std::string> names{t.plural, t.singular, lower(t.kind)};
         names.insert(names.end(), t.shortNames.begin(), t.shortNames.end());
@@ -180,7 +194,7 @@ int cmdGet(const Args& args, Io& io) {
     }
     auto store = openStore(args, io);
     if (!store) return 1;
-    auto types = resolveKind(args.positional.at(0), *store, io);
+    auto types = resolveKind(args.positional.at(0), *store, pluginDir(args), io);
     if (types.empty()) return 1;
     const bool all = args.has("all-namespaces");
     auto now = std::chrono::system_clock::now();
@@ -232,7 +246,7 @@ int cmdGet(const Args& args, Io& io) {
 int cmdDelete(const Args& args, Io& io) {
     auto store = openStore(args, io);
     if (!store) return 1;
-    auto types = resolveKind(args.positional.at(0), *store, io);
+    auto types = resolveKind(args.positional.at(0), *store, pluginDir(args), io);
     if (types.empty()) return 1;
     if (types.size() > 1) {
         std::string names;
