@@ -23,7 +23,9 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> table = {
         {"render", "render -f PATH [-f PATH ...] [--plugin-dir DIR] [-o json|yaml]",
          "Run admission and one reconcile's build for every TrainJob in the inputs and print the objects",
-         {kFile, kPluginDir, {"output", 'o', true, false, "json or yaml", "json"}}, 0, 0, &cmdRender},
+         {kFile, kPluginDir,
+          {"output", 'o', true, false, "json, yaml, or info (the Info documents the first plugin phase receives)", "json"}},
+         0, 0, &cmdRender},
         {"validate", "validate -f PATH [-f PATH ...] [--plugin-dir DIR]",
          "Run admission (CRD schema, CEL rules, validation plugins) on every TrainJob and runtime in the inputs",
          {kFile, kPluginDir}, 0, 0, &cmdValidate},

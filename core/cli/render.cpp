@@ -5,6 +5,7 @@
 #include "core/cli/session.hpp"
 #include "core/json/io.hpp"
 #include "core/plugin/pipeline.hpp"
+#include "core/runtime/info_builder.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -41,8 +42,8 @@ int cmdValidate(const Args& args, Io& io) {
 
 int cmdRender(const Args& args, Io& io) {
     const std::string format = args.get("output", "json");
-    if (format != "json" && format != "yaml") {
-        io.err << "error: --output: unsupported format \"" << format << "\" (json, yaml)\n";
+    if (format != "json" && format != "yaml" && format != "info") {
+        io.err << "error: --output: unsupported format \"" << format << "\" (json, yaml, info)\n";
         return 1;
     }
     if (args.all("filename").empty()) {
@@ -54,6 +55,22 @@ int cmdRender(const Args& args, Io& io) {
     if (!d.ok()) {
         printDiagnostics(d, io.err);
         return 1;
+    }
+    if (format == "info") {
+        // For plugin authors: what a hook receives (sdk/docs/info.md), one document per TrainJob.
+        json::array infos;
+        for (auto const& tj : s.trainJobs()) {
+            Diagnostics id;
+            if (auto runtime = resolveRuntime(tj.object, s.cluster(), id, /*useSnapshot=*/true))
+                infos.push_back(buildInfo(tj.object, *runtime, id));
+            for (auto& e : id.errors)
+                if (e.origin.empty()) e.origin = tj.origin;
+            d.append(id);
+        }
+        printDiagnostics(d, io.err);
+        if (!d.ok()) return 1;
+        io.out << toJson(infos, true) << "\n";
+        return 0;
     }
     std::vector<json::object> out;
     for (auto const& tj : s.trainJobs()) {

@@ -199,7 +199,33 @@ BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {
     BOOST_TEST(missing.err.find("/nonexistent/file.yaml") != std::string::npos, missing.err);
     auto fmt = op("render -f " + kSrc + "/examples -o xml");
     BOOST_TEST(fmt.exit == 1);
-    BOOST_TEST(fmt.err == "error: --output: unsupported format \"xml\" (json, yaml)\n");
+    BOOST_TEST(fmt.err == "error: --output: unsupported format \"xml\" (json, yaml, info)\n");
+}
+
+// ABI rule 10: the Info document the host builds is described by sdk/schema/info-v1.schema.json.
+BOOST_AUTO_TEST_CASE(info_documents_match_the_published_schema) {
+    auto r = op("render -f " + kSrc + "/examples -o info");
+    BOOST_REQUIRE_MESSAGE(r.exit == 0, r.err);
+    auto docs = json::parse(r.out).as_array();
+    BOOST_TEST(docs.size() == 5u);
+    TempDir d;
+    auto file = d.write("info.json", r.out);
+    // Debian's python3-jsonschema (scripts/setup.sh installs it), a real validator.
+    auto v = sh("/usr/bin/python3 -c 'import json, sys, jsonschema\n"
+                "schema = json.load(open(sys.argv[1]))\n"
+                "jsonschema.Draft202012Validator.check_schema(schema)\n"
+                "for doc in json.load(open(sys.argv[2])):\n"
+                "    jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)\n"
+                "print(\"valid\")' " +
+                kSrc + "/sdk/schema/info-v1.schema.json " + file.string());
+    BOOST_TEST(v.exit == 0, v.err);
+    BOOST_TEST(v.out == "valid\n");
+    // The schema can fail: a document without podSets is refused.
+    auto bad = d.write("bad.json", R"([{"infoVersion": 1}])");
+    auto v2 = sh("/usr/bin/python3 -c 'import json, sys, jsonschema\n"
+                 "jsonschema.validate(json.load(open(sys.argv[2]))[0], json.load(open(sys.argv[1])))' " +
+                 kSrc + "/sdk/schema/info-v1.schema.json " + bad.string());
+    BOOST_TEST(v2.exit != 0);
 }
 
 // ABI rules 2 and 3 on what ships: one exported symbol, no host symbols referenced.
