@@ -8,6 +8,7 @@
 #include "core/controller/manager.hpp"
 #include "core/log/log.hpp"
 #include "core/plugin/framework.hpp"
+#include "core/plugin/log_sink.hpp"
 #include "core/server/health.hpp"
 #include "core/server/http.hpp"
 #include "core/server/metrics.hpp"
@@ -212,14 +213,7 @@ int cmdRun(const Args& args, Io& io) {
     setup.info("Opened the store", {{"store", storePath}, {"revision", store.revision()}});
 
     PluginRegistry registry;
-    log::Logger pluginLog("plugin");
-    registry.setLogSink([pluginLog](const std::string& plugin, int32_t level, std::string_view message) {
-        auto lvl = level <= TRN_LOG_DEBUG ? log::Level::Debug
-                   : level == TRN_LOG_INFO ? log::Level::Info
-                   : level == TRN_LOG_WARN ? log::Level::Warn
-                                           : log::Level::Error;
-        pluginLog.log(lvl, message, {{"plugin", plugin}}, {});
-    });
+    registry.setLogSink(loggerSink(log::Logger("plugin")));
     registry.loadDirectory(plugins, cfg.plugins);
     for (auto const& p : registry.plugins()) {
         metrics.add("trainer_plugin_load_total", {"loaded", "ok"});

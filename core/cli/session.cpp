@@ -3,6 +3,7 @@
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/json/io.hpp"
+#include "core/plugin/log_sink.hpp"
 #include "core/plugin/pipeline.hpp"
 
 #include <openssl/sha.h>
@@ -44,7 +45,9 @@ void completeMetadata(json::object& obj) {
     }
 }
 
-Session::Session() : registry_(std::make_unique<PluginRegistry>()) {}
+Session::Session() : registry_(std::make_unique<PluginRegistry>()) {
+    registry_->setLogSink(loggerSink(log::Logger("plugin")));
+}
 
 void Session::loadPlugins(const std::string& dir, const PluginOptions& options) {
     registry_->loadDirectory(dir, options);

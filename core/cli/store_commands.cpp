@@ -5,6 +5,7 @@
 #include "core/controller/admission_control.hpp"
 #include "core/json/io.hpp"
 #include "core/plugin/framework.hpp"
+#include "core/plugin/log_sink.hpp"
 #include "core/plugin/registry.hpp"
 #include "core/store/sqlite_store.hpp"
 
@@ -135,6 +136,7 @@ int cmdApply(const Args& args, Io& io) {
     auto store = openStore(args, io);
     if (!store) return 1;
     PluginRegistry registry;
+    registry.setLogSink(loggerSink(log::Logger("plugin")));
     registry.loadDirectory(pluginDir(args));
     Framework framework(registry);
     for (auto const& r : registry.rejected()) io.err << "warning: " << r.reason << "\n";

@@ -156,6 +156,36 @@ BOOST_AUTO_TEST_CASE(throwing_plugins_are_contained) {
     BOOST_TEST(fw.checkPolicies(minimalInfo({{"raw", json::object{}}})).ok());
 }
 
+// Rule 7, hook by hook: a throw from any hook becomes an error naming the plugin and the hook,
+// the reconcile fails, and the next call works.
+BOOST_AUTO_TEST_CASE(throws_from_every_hook) {
+    struct Case {
+        const char* hook;
+        const char* expect;
+    };
+    for (auto const& c : {Case{"validate", "plugin alpha failed in CustomValidation: boom in validate"},
+                          Case{"enforceMLPolicy", "plugin alpha failed in EnforceMLPolicy: boom in enforceMLPolicy"},
+                          Case{"enforcePodGroupPolicy", "plugin alpha failed in EnforcePodGroupPolicy: boom in enforcePodGroupPolicy"},
+                          Case{"build", "plugin alpha failed in ComponentBuilder: boom in build"}}) {
+        BOOST_TEST_CONTEXT(c.hook) {
+            Loaded l({"alpha"}, {{"alpha", std::string(R"({"object": "x", "throw": ")") + c.hook + "\"}"}});
+            Framework fw(l.registry);
+            auto info = minimalInfo({{"alpha", json::object{}}});
+            Diagnostics d;
+            if (std::string(c.hook) == "validate") {
+                info["admission"] = json::object{{"operation", "CREATE"}};
+                d = fw.validate(info, kEmpty);
+            } else {
+                auto r = fw.build(info, kEmpty);
+                d = r.diagnostics;
+                BOOST_TEST(r.objects.empty());
+            }
+            BOOST_TEST(allErrors(d).find(c.expect) != std::string::npos, allErrors(d));
+            BOOST_TEST(fw.checkPolicies(info).ok());
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(malformed_json_from_a_plugin) {
     Loaded l({"malformed"});
     Framework fw(l.registry);

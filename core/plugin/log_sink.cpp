@@ -1,0 +1,16 @@
+#include "core/plugin/log_sink.hpp"
+
+namespace trainer::core {
+
+PluginLogSink loggerSink(log::Logger logger) {
+    return [logger = std::move(logger)](const std::string& plugin, int32_t level, std::string_view message) {
+        // TRN_LOG_* and log::Level share zap's numbering; clamp what a plugin may invent.
+        auto lvl = level <= TRN_LOG_DEBUG ? log::Level::Debug
+                   : level == TRN_LOG_INFO ? log::Level::Info
+                   : level == TRN_LOG_WARN ? log::Level::Warn
+                                           : log::Level::Error;
+        logger.log(lvl, message, {{"plugin", plugin}}, {});
+    };
+}
+
+}  // namespace trainer::core
