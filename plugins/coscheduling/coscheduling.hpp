@@ -3,6 +3,7 @@
 #pragma once
 
 #include <trainer/plugin.hpp>
+#include <trainer/pod_group.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -14,16 +15,6 @@ namespace json = boost::json;
 inline constexpr const char* kPodGroupApiVersion = "scheduling.x-k8s.io/v1alpha1";
 inline constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
 inline constexpr int64_t kDefaultScheduleTimeoutSeconds = 60;
-
-// What a gang needs: Σ PodSet.count and Σ singlePodRequests × count (canonical quantities).
-struct PodGroupTotals {
-    int64_t minMember = 0;
-    json::object minResources;
-};
-
-// Sums the PodSets of `info`; reports bad counts or quantities through ctx.error (field
-// path "podSets[<name>]...") and returns nullopt then.
-std::optional<PodGroupTotals> sumPodSets(const sdk::Info& info, sdk::Context& ctx);
 
 // The PodGroup for `info`, or nullopt when nothing must be emitted (errors reported on ctx).
 std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& ctx);

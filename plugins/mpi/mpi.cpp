@@ -2,19 +2,15 @@
 
 #include "ssh_key.hpp"
 
-#include <trainer/quantity.hpp>
+#include <trainer/resources.hpp>
 
 #include <openssl/crypto.h>
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 namespace trainer::plugins::mpi {
 namespace {
-
-constexpr std::string_view kAncestorLabel = "trainer.kubeflow.org/trainjob-ancestor-step";
-constexpr std::string_view kAncestorTrainer = "trainer";
 
 std::string secretName(std::string_view job) { return std::string(job) + std::string(kSshAuthSecretSuffix); }
 std::string configMapName(std::string_view job) { return std::string(job) + std::string(kHostfileConfigMapSuffix); }
@@ -27,24 +23,6 @@ json::object objectMeta(const sdk::Info& info, std::string_view name) {
     return json::object{{"name", name},
                         {"namespace", info.ns()},
                         {"ownerReferences", json::array{sdk::controllerRef(info)}}};
-}
-
-bool containsGpu(std::string_view name) {
-    std::string lower(name);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    return lower.find("gpu") != std::string::npos;
-}
-
-// The first "*gpu*" quantity of a ResourceList, rounded up (Go Quantity.Value()); 0 when
-// none or unreadable.
-int64_t numGpu(const json::object* list) {
-    if (!list) return 0;
-    for (auto const& [name, value] : *list)
-        if (containsGpu(name)) {
-            auto q = sdk::Quantity::fromJson(value);
-            return q ? q->ceilToInt() : 0;
-        }
-    return 0;
 }
 
 bool isLauncherWithNodeContainer(const json::object& podSet) {
@@ -65,41 +43,12 @@ std::optional<MpiPolicy> readPolicy(const sdk::Info& info) {
     return p;
 }
 
-int64_t numGpuPerNode(const json::object* resources) {
-    if (!resources) return 0;
-    int64_t gpu = numGpu(sdk::getObject(*resources, "requests"));
-    if (int64_t limit = numGpu(sdk::getObject(*resources, "limits")); gpu == 0 && limit > 0) gpu = limit;
-    return gpu;
-}
-
-const json::object* runtimeNodeResources(const sdk::Info& info) {
-    const json::array* jobs = sdk::getArray(info.jobSetSpec(), "replicatedJobs");
-    if (!jobs) return nullptr;
-    for (auto const& j : *jobs) {
-        if (!j.is_object()) continue;
-        const json::object& job = j.as_object();
-        const json::object* labels = sdk::getPath(job, {"template", "metadata", "labels"});
-        bool trainer = labels && sdk::getString(*labels, kAncestorLabel).value_or("") == kAncestorTrainer;
-        if (sdk::getString(job, "name").value_or("") != kNode && !trainer) continue;
-        const json::object* podSpec = sdk::getPath(job, {"template", "spec", "template", "spec"});
-        const json::array* containers = podSpec ? sdk::getArray(*podSpec, "containers") : nullptr;
-        if (!containers) continue;
-        for (auto const& c : *containers) {
-            if (!c.is_object() || sdk::getString(c.as_object(), "name").value_or("") != kNode) continue;
-            if (auto* res = sdk::getObject(c.as_object(), "resources")) return res;
-        }
-    }
-    return nullptr;
-}
-
 int64_t slotsPerNode(const sdk::Info& info, const MpiPolicy& policy) {
     const json::object* trainer = info.trainer();
     if (trainer)
         if (auto n = sdk::getInt(*trainer, "numProcPerNode")) return *n;
     if (policy.numProcPerNode != 1) return policy.numProcPerNode;
-    const json::object* res = trainer ? sdk::getObject(*trainer, "resourcesPerNode") : nullptr;
-    if (!res) res = runtimeNodeResources(info);
-    if (int64_t gpu = numGpuPerNode(res); gpu > 1) return gpu;
+    if (int64_t gpu = sdk::gpuCount(sdk::effectiveResources(info)); gpu > 1) return gpu;
     return policy.numProcPerNode;
 }
 

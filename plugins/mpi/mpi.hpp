@@ -56,16 +56,8 @@ struct MpiPolicy {
 // The mpi policy of the Info's runtime, or nullopt when the runtime has none.
 std::optional<MpiPolicy> readPolicy(const sdk::Info& info);
 
-// GPUs per node of a ResourceRequirements object: first resource whose name contains "gpu"
-// (case-insensitive) in requests, rounded up; if that is 0, the same in limits.
-int64_t numGpuPerNode(const json::object* resources);
-
-// The runtime's resources for the trainer node (first container `node` with resources in
-// the first replicated job named `node` or with ancestor `trainer`), or nullptr.
-const json::object* runtimeNodeResources(const sdk::Info& info);
-
 // Slots per node (spec §5.3 step 2): trainer.numProcPerNode, else the runtime value, which a
-// GPU count > 1 replaces when it is 1.
+// GPU count > 1 (sdk::gpuCount of sdk::effectiveResources) replaces when it is 1.
 int64_t slotsPerNode(const sdk::Info& info, const MpiPolicy& policy);
 
 // The `mpi-ssh-auth` Secret volume and the launcher's `mpi-hostfile` ConfigMap volume.

@@ -2,9 +2,8 @@
 // envInjection targets, and the torch admission checks.
 #pragma once
 
-#include "resources.hpp"
-
 #include <trainer/plugin.hpp>
+#include <trainer/resources.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -15,6 +14,12 @@
 namespace trainer::plugins::torch {
 
 namespace json = boost::json;
+
+// The shared resource arithmetic (§5.2 steps 3-5), from <trainer/resources.hpp>.
+using sdk::ceilQuantity;
+using sdk::cpuCount;
+using sdk::effectiveResources;
+using sdk::gpuCount;
 
 // Upstream constants (spec §2).
 inline constexpr std::string_view kEnvNumNodes = "PET_NNODES";

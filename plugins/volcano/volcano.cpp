@@ -1,11 +1,7 @@
 #include "volcano.hpp"
 
-#include <trainer/quantity.hpp>
-
 #include <algorithm>
 #include <array>
-#include <limits>
-#include <map>
 
 namespace trainer::plugins::volcano {
 namespace {
@@ -16,15 +12,6 @@ constexpr std::array<std::string_view, 2> kSystemPriorityClasses{"system-cluster
 const json::object* policy(const sdk::Info& info) {
     auto* pg = info.podGroupPolicy();
     return pg ? sdk::getObject(*pg, "volcano") : nullptr;
-}
-
-std::string podSetPath(std::string_view name) { return "podSets[" + std::string(name) + "]"; }
-
-// sdk::Quantity saturates instead of overflowing; a saturated total is reported as an error.
-bool saturated(const sdk::Quantity& q) {
-    constexpr sdk::Quantity::Nano kSaturation = static_cast<sdk::Quantity::Nano>(1'000'000'000'000'000'000LL) *
-                                                    1'000'000'000'000'000'000LL - 1;
-    return q.nanoValue() >= kSaturation || q.nanoValue() <= -kSaturation;
 }
 
 // {mode, highestTierAllowed} from the policy, highestTierAllowed defaulting to 1.
@@ -38,53 +25,6 @@ std::optional<json::object> networkTopology(const json::object& pol) {
 }
 
 }  // namespace
-
-std::optional<PodGroupTotals> sumPodSets(const sdk::Info& info, sdk::Context& ctx) {
-    PodGroupTotals totals;
-    std::map<std::string, sdk::Quantity> sums;  // sorted by resource name, like a Go ResourceList
-    bool ok = true;
-    for (auto const& entry : info.podSets()) {
-        if (!entry.is_object()) {
-            ctx.error("podSets", "every PodSet must be an object");
-            ok = false;
-            continue;
-        }
-        auto const& ps = entry.as_object();
-        std::string path = podSetPath(sdk::getString(ps, "name").value_or(""));
-        int64_t count = sdk::getInt(ps, "count").value_or(1);
-        if (count < 0 || count > std::numeric_limits<int32_t>::max()) {
-            ctx.error(path + ".count", "must be between 0 and 2147483647, got " + std::to_string(count));
-            ok = false;
-            continue;
-        }
-        totals.minMember += count;
-        auto* requests = sdk::getObject(ps, "singlePodRequests");
-        if (!requests) continue;
-        for (auto const& [name, value] : *requests) {
-            auto q = sdk::Quantity::fromJson(value);
-            std::string rpath = path + ".singlePodRequests[" + std::string(name) + "]";
-            if (!q) {
-                ctx.error(rpath, "is not a valid resource quantity: " + json::serialize(value));
-                ok = false;
-                continue;
-            }
-            auto& sum = sums[std::string(name)];
-            sum = sum.add(q->multiply(count));
-            if (saturated(sum)) {
-                ctx.error(rpath, "resource total overflows");
-                ok = false;
-            }
-        }
-    }
-    if (totals.minMember > std::numeric_limits<int32_t>::max()) {
-        ctx.error("podSets", "the total pod count " + std::to_string(totals.minMember) +
-                                 " exceeds the PodGroup minMember limit 2147483647");
-        ok = false;
-    }
-    if (!ok) return std::nullopt;
-    for (auto const& [name, q] : sums) totals.minResources[name] = q.toString();
-    return totals;
-}
 
 std::vector<std::string> priorityClassNames(const sdk::Info& info) {
     std::vector<std::string> names;
@@ -103,10 +43,8 @@ std::vector<std::string> priorityClassNames(const sdk::Info& info) {
 std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& ctx) {
     auto* pol = policy(info);
     if (!pol) return std::nullopt;
-    // A running gang is never changed: rebuild only when absent or the TrainJob is suspended.
-    bool suspended = sdk::getBool(info.spec(), "suspend").value_or(false);
-    if (!suspended && ctx.lookup(kPodGroupApiVersion, "PodGroup", info.ns(), info.name())) return std::nullopt;
-    auto totals = sumPodSets(info, ctx);
+    if (sdk::keepExistingPodGroup(info, ctx, kPodGroupApiVersion)) return std::nullopt;
+    auto totals = sdk::sumPodSets(info, ctx);
     if (!totals) return std::nullopt;
 
     json::object spec{{"minMember", totals->minMember}, {"minResources", std::move(totals->minResources)}};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trainer/plugin.hpp>
+#include <trainer/pod_group.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -18,16 +19,6 @@ inline constexpr const char* kPodGroupApiVersion = "scheduling.volcano.sh/v1beta
 inline constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
 inline constexpr const char* kQueueNameAnnotation = "scheduling.volcano.sh/queue-name";
 inline constexpr int64_t kDefaultHighestTierAllowed = 1;
-
-// What a gang needs: Σ PodSet.count and Σ singlePodRequests × count (canonical quantities).
-struct PodGroupTotals {
-    int64_t minMember = 0;
-    json::object minResources;
-};
-
-// Sums the PodSets of `info`; reports bad counts or quantities through ctx.error (field
-// path "podSets[<name>]...") and returns nullopt then.
-std::optional<PodGroupTotals> sumPodSets(const sdk::Info& info, sdk::Context& ctx);
 
 // priorityClassName of every replicated job's pod template that sets one, in template order.
 std::vector<std::string> priorityClassNames(const sdk::Info& info);

@@ -20,7 +20,7 @@ bool isReservedEnv(std::string_view name) {
 }
 
 int64_t workersPerNode(const sdk::Info& info) {
-    int64_t gpu = gpuCount(effectiveResources(info));
+    int64_t gpu = sdk::gpuCount(sdk::effectiveResources(info));
     return gpu > 0 ? gpu : 1;
 }
 

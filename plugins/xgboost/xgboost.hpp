@@ -3,9 +3,8 @@
 // because the default PlainML plugin does not run when an mlPolicy member is set.
 #pragma once
 
-#include "resources.hpp"
-
 #include <trainer/plugin.hpp>
+#include <trainer/resources.hpp>
 
 #include <cstdint>
 #include <string_view>
