@@ -180,6 +180,58 @@ const std::vector<BadCase> kBadCases = {
      "spec.trainer.numNodes"},
 };
 
+// A runtime (policies given) and a TrainJob using it, for the plugin-level bad-input cases.
+std::string runtimeAndJob(const std::string& policies, const std::string& trainer = "{}") {
+    return "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: rt}\nspec:\n" +
+           policies +
+           "  template:\n    spec:\n      replicatedJobs:\n        - name: node\n          template:\n"
+           "            metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}\n"
+           "            spec: {template: {spec: {containers: [{name: node, image: x}]}}}\n---\n"
+           "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j, namespace: default}\n"
+           "spec: {runtimeRef: {name: rt}, trainer: " +
+           trainer + "}\n";
+}
+
+// Issues 3 and 4: policy-level bad input through the real plugins.
+const std::vector<BadCase> kPolicyBadCases = {
+    {"reserved-torch-env", runtimeAndJob("  mlPolicy: {numNodes: 1, torch: {}}\n", "{env: [{name: PET_NNODES, value: '3'}]}"),
+     "spec.trainer.env: must not have reserved envs, invalid envs configured: [PET_NNODES]"},
+    {"reserved-mpi-env",
+     runtimeAndJob("  mlPolicy: {numNodes: 1, mpi: {}}\n", "{env: [{name: OMPI_MCA_plm_rsh_args, value: x}]}"),
+     "must not have reserved envs, invalid envs configured: [OMPI_MCA_plm_rsh_args]"},
+    {"negative-num-nodes", runtimeAndJob("  mlPolicy: {numNodes: 1, torch: {}}\n", "{numNodes: -1}"),
+     "spec.trainer.numNodes"},
+    {"zero-num-proc", runtimeAndJob("  mlPolicy: {numNodes: 1, torch: {}}\n", "{numProcPerNode: 0}"),
+     "numProcPerNode must be greater than or equal to 1"},
+    {"unknown-mpi-implementation", runtimeAndJob("  mlPolicy: {numNodes: 1, mpi: {mpiImplementation: Intel}}\n"),
+     "spec.mlPolicy.mpi.mpiImplementation"},
+    {"two-ml-policies", runtimeAndJob("  mlPolicy: {numNodes: 1, torch: {}, jax: {}}\n"),
+     "Only one of the policy can be configured"},
+    {"unclaimed-ml-policy", runtimeAndJob("  mlPolicy: {numNodes: 1, flux: {}}\n"),
+     "configures mlPolicy.flux, but no loaded plugin claims it (loaded plugins: "},
+    {"two-pod-group-backends",
+     runtimeAndJob("  mlPolicy: {numNodes: 1, torch: {}}\n  podGroupPolicy: {coscheduling: {}, volcano: {}}\n"),
+     "more than one pod-group policy: podGroupPolicy.coscheduling (plugin coscheduling) and podGroupPolicy.volcano (plugin volcano)"},
+    {"unclaimed-pod-group-backend",
+     runtimeAndJob("  mlPolicy: {numNodes: 1, torch: {}}\n  podGroupPolicy: {kueue: {}}\n"),
+     "configures podGroupPolicy.kueue, but no loaded plugin claims it"},
+};
+
+BOOST_AUTO_TEST_CASE(policy_bad_input_is_a_clear_error) {
+    for (auto const& c : kPolicyBadCases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            TempDir d;
+            auto f = d.write(c.name + ".yaml", c.input);
+            for (auto const* verb : {"render", "validate"}) {
+                auto r = op(std::string(verb) + " -f " + f.string());
+                BOOST_TEST(r.exit == 1, verb << ": exit " << r.exit << " " << r.err);
+                BOOST_TEST(r.out.empty());
+                BOOST_TEST(r.err.find(c.expect) != std::string::npos, r.err);
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {
     for (auto const& c : kBadCases) {
         BOOST_TEST_CONTEXT(c.name) {
