@@ -5,10 +5,7 @@
 namespace trainer::plugins::coscheduling {
 namespace {
 
-const json::object* policy(const sdk::Info& info) {
-    auto* pg = info.podGroupPolicy();
-    return pg ? sdk::getObject(*pg, "coscheduling") : nullptr;
-}
+const json::object* policy(const sdk::Info& info) { return sdk::podGroupPolicy(info, "coscheduling"); }
 
 }  // namespace
 
@@ -19,16 +16,10 @@ std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& c
     auto totals = sdk::sumPodSets(info, ctx);
     if (!totals) return std::nullopt;
     int64_t timeout = sdk::getInt(*pol, "scheduleTimeoutSeconds").value_or(kDefaultScheduleTimeoutSeconds);
-    return json::object{
-        {"apiVersion", kPodGroupApiVersion},
-        {"kind", "PodGroup"},
-        {"metadata", json::object{{"name", info.name()},
-                                  {"namespace", info.ns()},
-                                  {"ownerReferences", json::array{sdk::controllerRef(info)}}}},
-        {"spec", json::object{{"minMember", totals->minMember},
-                              {"minResources", std::move(totals->minResources)},
-                              {"scheduleTimeoutSeconds", timeout}}},
-    };
+    return sdk::podGroupObject(info, kPodGroupApiVersion,
+                               json::object{{"minMember", totals->minMember},
+                                            {"minResources", std::move(totals->minResources)},
+                                            {"scheduleTimeoutSeconds", timeout}});
 }
 
 Coscheduling::Coscheduling(const json::object& config, sdk::Context& ctx) {
@@ -44,9 +35,7 @@ sdk::PluginMeta Coscheduling::meta() {
         .priority = 0,
         .threadSafe = true,
         .claims = {"podGroupPolicy.coscheduling", "kind:scheduling.x-k8s.io/v1alpha1/PodGroup"},
-        .watches = {{kPodGroupApiVersion, "PodGroup", TRN_WATCH_OWNED, nullptr},
-                    {"v1", "LimitRange", TRN_WATCH_SUSPENDED_IN_NAMESPACE, nullptr},
-                    {"node.k8s.io/v1", "RuntimeClass", TRN_WATCH_SUSPENDED_MATCHING, "runtimeClassName"}},
+        .watches = sdk::podGroupWatches(kPodGroupApiVersion),
     };
 }
 

@@ -9,10 +9,7 @@ namespace {
 // Built into every cluster; never looked up (upstream's exemption).
 constexpr std::array<std::string_view, 2> kSystemPriorityClasses{"system-cluster-critical", "system-node-critical"};
 
-const json::object* policy(const sdk::Info& info) {
-    auto* pg = info.podGroupPolicy();
-    return pg ? sdk::getObject(*pg, "volcano") : nullptr;
-}
+const json::object* policy(const sdk::Info& info) { return sdk::podGroupPolicy(info, "volcano"); }
 
 // {mode, highestTierAllowed} from the policy, highestTierAllowed defaulting to 1.
 std::optional<json::object> networkTopology(const json::object& pol) {
@@ -53,14 +50,7 @@ std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& c
     if (auto names = priorityClassNames(info); !names.empty()) spec["priorityClassName"] = names.back();
     if (auto nt = networkTopology(*pol)) spec["networkTopology"] = std::move(*nt);
 
-    return json::object{
-        {"apiVersion", kPodGroupApiVersion},
-        {"kind", "PodGroup"},
-        {"metadata", json::object{{"name", info.name()},
-                                  {"namespace", info.ns()},
-                                  {"ownerReferences", json::array{sdk::controllerRef(info)}}}},
-        {"spec", std::move(spec)},
-    };
+    return sdk::podGroupObject(info, kPodGroupApiVersion, std::move(spec));
 }
 
 void validateAdmission(const sdk::Info& info, sdk::Context& ctx) {
@@ -96,9 +86,7 @@ sdk::PluginMeta Volcano::meta() {
         .priority = 0,
         .threadSafe = true,
         .claims = {"podGroupPolicy.volcano", "kind:scheduling.volcano.sh/v1beta1/PodGroup"},
-        .watches = {{kPodGroupApiVersion, "PodGroup", TRN_WATCH_OWNED, nullptr},
-                    {"v1", "LimitRange", TRN_WATCH_SUSPENDED_IN_NAMESPACE, nullptr},
-                    {"node.k8s.io/v1", "RuntimeClass", TRN_WATCH_SUSPENDED_MATCHING, "runtimeClassName"}},
+        .watches = sdk::podGroupWatches(kPodGroupApiVersion),
     };
 }
 

@@ -1,6 +1,7 @@
 // Gang-scheduling helpers pod-group backends share (spec §5.4, §5.6): the PodGroup sums
-// minMember = Σ PodSet.count and minResources = Σ singlePodRequests × count, and the
-// "exists and not suspended → skip" rule. Header-only; no exceptions.
+// minMember = Σ PodSet.count and minResources = Σ singlePodRequests × count, the
+// "exists and not suspended → skip" rule, the PodGroup object frame and the backend watches.
+// Header-only; no exceptions.
 #pragma once
 
 #include <trainer/plugin.hpp>
@@ -102,6 +103,34 @@ inline bool keepExistingPodGroup(const Info& info, Context& ctx, std::string_vie
                                  std::string_view kind = "PodGroup") {
     if (getBool(info.spec(), "suspend").value_or(false)) return false;
     return ctx.lookup(apiVersion, kind, info.ns(), info.name()).has_value();
+}
+
+// runtimePolicy.podGroupPolicy.<backend> ("coscheduling", "volcano"), or nullptr when unset.
+inline const json::object* podGroupPolicy(const Info& info, std::string_view backend) {
+    auto* pg = info.podGroupPolicy();
+    return pg ? getObject(*pg, backend) : nullptr;
+}
+
+// The PodGroup `<ns>/<job>` of `apiVersion`/`kind` with the TrainJob controller reference and `spec`.
+inline json::object podGroupObject(const Info& info, std::string_view apiVersion, json::object spec,
+                                   std::string_view kind = "PodGroup") {
+    return json::object{
+        {"apiVersion", apiVersion},
+        {"kind", kind},
+        {"metadata", json::object{{"name", info.name()},
+                                  {"namespace", info.ns()},
+                                  {"ownerReferences", json::array{controllerRef(info)}}}},
+        {"spec", std::move(spec)},
+    };
+}
+
+// The watches every pod-group backend declares (spec §5.4): its own PodGroups (owned), any
+// LimitRange (suspended TrainJobs of that namespace), a RuntimeClass (suspended TrainJobs whose
+// runtime names it). `apiVersion` and `kind` must outlive the plugin (string literals).
+inline std::vector<Watch> podGroupWatches(const char* apiVersion, const char* kind = "PodGroup") {
+    return {{apiVersion, kind, TRN_WATCH_OWNED, nullptr},
+            {"v1", "LimitRange", TRN_WATCH_SUSPENDED_IN_NAMESPACE, nullptr},
+            {"node.k8s.io/v1", "RuntimeClass", TRN_WATCH_SUSPENDED_MATCHING, "runtimeClassName"}};
 }
 
 }  // namespace trainer::sdk

@@ -173,4 +173,66 @@ BOOST_AUTO_TEST_CASE(keep_existing_other_kind) {
     BOOST_TEST(!sdk::keepExistingPodGroup(info, ctx, "example.com/v1"));
 }
 
+BOOST_AUTO_TEST_CASE(policy_lookup_table) {
+    struct Row {
+        const char* runtimePolicy;
+        const char* backend;
+        const char* want;  // serialized, or nullptr for none
+    };
+    const std::vector<Row> rows{
+        {"{}", "coscheduling", nullptr},
+        {R"({"podGroupPolicy":{"coscheduling":{"scheduleTimeoutSeconds":30}}})", "coscheduling",
+         R"({"scheduleTimeoutSeconds":30})"},
+        {R"({"podGroupPolicy":{"coscheduling":{}}})", "volcano", nullptr},
+        {R"({"podGroupPolicy":{"volcano":{}}})", "volcano", "{}"},
+        {R"({"podGroupPolicy":{"volcano":true}})", "volcano", nullptr},
+    };
+    for (auto const& r : rows) {
+        BOOST_TEST_CONTEXT(r.runtimePolicy << " " << r.backend) {
+            sdk::Info info(json::object{{"runtimePolicy", json::parse(r.runtimePolicy)}});
+            const json::object* got = sdk::podGroupPolicy(info, r.backend);
+            BOOST_TEST((got != nullptr) == (r.want != nullptr));
+            if (got && r.want) BOOST_TEST(json::serialize(*got) == r.want);
+        }
+    }
+}
+
+// The object frame: the TrainJob's name and namespace, the controller reference (spec §2).
+BOOST_AUTO_TEST_CASE(object_frame) {
+    auto info = makeInfo("[]");
+    auto pg = sdk::podGroupObject(info, kApiVersion, json::object{{"minMember", 3}});
+    json::value want = json::parse(R"({
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+        "metadata": {"name": "job", "namespace": "ns", "ownerReferences": [
+            {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "name": "job", "uid": "u1",
+             "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {"minMember": 3}})");
+    BOOST_TEST(json::value(pg) == want);
+    BOOST_TEST(json::value(sdk::podGroupObject(info, "example.com/v1", {}, "Gang")).at("kind") == "Gang");
+}
+
+// spec §5.4 Watches: owned PodGroups, LimitRanges, RuntimeClasses.
+BOOST_AUTO_TEST_CASE(watches_table) {
+    auto watches = sdk::podGroupWatches(kApiVersion);
+    struct Row {
+        std::string apiVersion, kind;
+        int32_t mode;
+        std::string matchField;  // "" = none
+    };
+    const std::vector<Row> want{
+        {kApiVersion, "PodGroup", TRN_WATCH_OWNED, ""},
+        {"v1", "LimitRange", TRN_WATCH_SUSPENDED_IN_NAMESPACE, ""},
+        {"node.k8s.io/v1", "RuntimeClass", TRN_WATCH_SUSPENDED_MATCHING, "runtimeClassName"},
+    };
+    BOOST_TEST_REQUIRE(watches.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        BOOST_TEST_CONTEXT("watch " << i) {
+            BOOST_TEST(watches[i].apiVersion == want[i].apiVersion);
+            BOOST_TEST(watches[i].kind == want[i].kind);
+            BOOST_TEST(watches[i].mode == want[i].mode);
+            BOOST_TEST((watches[i].matchField ? std::string(watches[i].matchField) : std::string()) == want[i].matchField);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
