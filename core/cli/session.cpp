@@ -33,10 +33,10 @@ std::string stableUid(const std::string& seed) {
 
 void completeMetadata(json::object& obj) {
     auto* kind = obj.if_contains("kind");
-    auto& md = obj["metadata"];
-    if (!md.is_object()) return;  // schema validation reports it
-    auto& m = md.as_object();
     std::string k = kind && kind->is_string() ? std::string(kind->as_string()) : "";
+    auto* md = obj.if_contains("metadata");
+    if (!md || !md->is_object()) return;  // schema validation reports it
+    auto& m = md->as_object();
     bool clusterScoped = std::find(kClusterScoped.begin(), kClusterScoped.end(), k) != kClusterScoped.end();
     if (!clusterScoped && !m.contains("namespace")) m["namespace"] = "default";
     if (k == "TrainJob" && !m.contains("uid")) {
