@@ -9,9 +9,26 @@ const json::object* policy(const sdk::Info& info) { return sdk::podGroupPolicy(i
 
 }  // namespace
 
+bool checkTimeout(const sdk::Info& info, sdk::Context& ctx) {
+    auto* pol = policy(info);
+    if (!pol) return true;
+    auto timeout = sdk::getInt(*pol, "scheduleTimeoutSeconds");
+    if (!timeout || *timeout >= 0) return true;
+    std::string runtime;
+    if (auto* rt = sdk::getObject(info.doc(), "runtime"))
+        if (auto* md = sdk::getObject(*rt, "metadata"))
+            runtime = std::string(sdk::getString(*rt, "kind").value_or("runtime")) + " \"" +
+                      std::string(sdk::getString(*md, "name").value_or("")) + "\" ";
+    ctx.error("spec.podGroupPolicy.coscheduling.scheduleTimeoutSeconds",
+              "Invalid value: " + std::to_string(*timeout) + ": " + runtime +
+                  "must set a timeout greater than or equal to 0 seconds");
+    return false;
+}
+
 std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& ctx) {
     auto* pol = policy(info);
     if (!pol) return std::nullopt;
+    if (!checkTimeout(info, ctx)) return std::nullopt;
     if (sdk::keepExistingPodGroup(info, ctx, kPodGroupApiVersion)) return std::nullopt;
     auto totals = sdk::sumPodSets(info, ctx);
     if (!totals) return std::nullopt;
@@ -38,6 +55,8 @@ sdk::PluginMeta Coscheduling::meta() {
         .watches = sdk::podGroupWatches(kPodGroupApiVersion),
     };
 }
+
+void Coscheduling::validate(const sdk::Info& info, sdk::Context& ctx) { checkTimeout(info, ctx); }
 
 void Coscheduling::enforcePodGroupPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context&) {
     if (!policy(info)) return;

@@ -19,12 +19,20 @@ inline constexpr int64_t kDefaultScheduleTimeoutSeconds = 60;
 // The PodGroup for `info`, or nullopt when nothing must be emitted (errors reported on ctx).
 std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& ctx);
 
-class Coscheduling : public sdk::Plugin, public sdk::EnforcePodGroupPolicy, public sdk::ComponentBuilder {
+// Reports a negative scheduleTimeoutSeconds (neither CRD forbids it; upstream would emit it).
+// Returns false when it reported an error.
+bool checkTimeout(const sdk::Info& info, sdk::Context& ctx);
+
+class Coscheduling : public sdk::Plugin,
+                     public sdk::CustomValidation,
+                     public sdk::EnforcePodGroupPolicy,
+                     public sdk::ComponentBuilder {
 public:
     // Takes no configuration; unknown keys are reported as warnings.
     Coscheduling(const json::object& config, sdk::Context& ctx);
     static sdk::PluginMeta meta();
 
+    void validate(const sdk::Info& info, sdk::Context& ctx) override;
     void enforcePodGroupPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) override;
     void build(const sdk::Info& info, sdk::Objects& objects, sdk::Context& ctx) override;
 };

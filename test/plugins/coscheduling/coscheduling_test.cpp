@@ -171,6 +171,32 @@ BOOST_AUTO_TEST_CASE(schedule_timeout_seconds) {
     }
 }
 
+// Issue 4: a negative timeout is refused at admission and never built (upstream would emit it).
+BOOST_AUTO_TEST_CASE(negative_schedule_timeout_is_refused) {
+    for (int64_t t : {-1, -60}) {
+        BOOST_TEST_CONTEXT("timeout " << t) {
+            sdk::testing::Host host;
+            auto doc = makeInfo(cs::test::case10PodSets(), cs::test::coschedulingPolicy(json::value(t)));
+            auto out = runBuild(host, doc);
+            BOOST_TEST(out.empty());
+            BOOST_REQUIRE_EQUAL(host.errors().size(), 1u);
+            BOOST_TEST(host.errors()[0].path == "spec.podGroupPolicy.coscheduling.scheduleTimeoutSeconds");
+            BOOST_TEST(host.errors()[0].message.find("Invalid value: " + std::to_string(t) +
+                                                     ": ") == 0u, host.errors()[0].message);
+            sdk::testing::Host admission;
+            auto ctx = admission.context("coscheduling");
+            cs::Coscheduling plugin(json::object{}, ctx);
+            plugin.validate(sdk::Info(doc), ctx);
+            BOOST_TEST(admission.errors().size() == 1u);
+        }
+    }
+    sdk::testing::Host zero;
+    auto ctx = zero.context("coscheduling");
+    cs::Coscheduling plugin(json::object{}, ctx);
+    plugin.validate(sdk::Info(makeInfo(cs::test::case10PodSets(), cs::test::coschedulingPolicy(json::value(0)))), ctx);
+    BOOST_TEST(zero.errors().empty());
+}
+
 BOOST_AUTO_TEST_CASE(enforce_sets_pod_group_label) {
     sdk::testing::Host host;
     auto ctx = host.context("coscheduling");

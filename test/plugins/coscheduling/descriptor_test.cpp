@@ -48,7 +48,7 @@ BOOST_AUTO_TEST_CASE(descriptor_of_the_built_module) {
     BOOST_TEST(d->enforce_pod_group_policy != nullptr);
     BOOST_TEST(d->component_builder != nullptr);
     BOOST_TEST(d->watch_extension != nullptr);
-    BOOST_TEST(d->custom_validation == nullptr);
+    BOOST_TEST(d->custom_validation != nullptr);
     BOOST_TEST(d->enforce_ml_policy == nullptr);
     BOOST_TEST(d->enforce_pod_spec == nullptr);
     BOOST_TEST(d->pre_component_builder == nullptr);
