@@ -1,10 +1,13 @@
 // run: the operator on the embedded store — controllers, admission webhooks, health and
 // metrics servers, structured logs; SIGTERM/SIGINT drain in-flight reconciles and exit 0.
+// With leader election (the default) only the Lease holder runs the controllers; losing the
+// lease stops them and exits 1, as controller-runtime does; SIGTERM releases it.
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/controller/configuration.hpp"
+#include "core/controller/leader_election.hpp"
 #include "core/controller/manager.hpp"
 #include "core/log/log.hpp"
 #include "core/plugin/framework.hpp"
@@ -57,6 +60,16 @@ std::vector<std::string> applyFlags(const Args& args, Configuration& cfg, int& w
         else workers = static_cast<int>(*n);
     }
     return errs;
+}
+
+controller::LeaderElectionOptions leaderElectionOptions(const Configuration& cfg) {
+    controller::LeaderElectionOptions o;
+    o.name = cfg.leaderElectionResourceName;
+    o.ns = cfg.leaderElectionResourceNamespace;
+    o.leaseDuration = cfg.leaseDuration;
+    o.renewDeadline = cfg.renewDeadline;
+    o.retryPeriod = cfg.retryPeriod;
+    return o;
 }
 
 srv::ServerOptions serverOptions(std::string name, std::string bindAddress) {
@@ -260,15 +273,35 @@ int cmdRun(const Args& args, Io& io) {
     controller::ManagerOptions mo;
     mo.trainJobWorkers = workers;
     controller::Manager manager(store, registry, framework, clock, &metrics, log::Logger(""), mo);
-    manager.start();
-    setup.info("Started the controllers", {{"workers", workers}});
-
-    stopped.wait();
-    manager.stop();
+    auto startControllers = [&] {
+        manager.start();
+        setup.info("Started the controllers", {{"workers", workers}});
+    };
+    int exitCode = 0;
+    if (!cfg.leaderElect) {
+        startControllers();
+        stopped.wait();
+        manager.stop();
+    } else {
+        // Only the leader reconciles; every replica serves probes, metrics and webhooks.
+        controller::LeaderElector elector(store, clock, leaderElectionOptions(cfg), log::Logger("leaderelection"), &metrics);
+        auto wait = controller::stopWaitOn(stopped);
+        if (elector.acquire(wait)) {
+            startControllers();
+            const bool stopping = elector.renew(wait);
+            manager.stop();
+            if (stopping) {
+                elector.release();
+            } else {
+                setup.error("leader election lost", {{"lease", elector.describe()}});
+                exitCode = 1;
+            }
+        }
+    }
     stopServers();
     joinIo();
     setup.info("Stopped");
-    return 0;
+    return exitCode;
 }
 
 }  // namespace trainer::core::cli

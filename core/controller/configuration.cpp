@@ -4,6 +4,7 @@
 #include "core/server/http.hpp"
 
 #include <array>
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -135,7 +136,72 @@ void with(const json::object& root, std::string_view path, F&& f) {
     if (auto* v = at(root, path); v && !v->is_null()) f(*v);
 }
 
+// Go's duration units, longest match first where one is a prefix of another.
+constexpr std::array<std::pair<std::string_view, double>, 8> kDurationUnits{{
+    {"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"μs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}}};
+
+// "15s", "500ms" or "1500us" (the largest unit that divides it) for messages.
+std::string durationText(std::chrono::nanoseconds d) {
+    constexpr std::array<std::pair<int64_t, std::string_view>, 3> units{{{1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}}};
+    for (auto const& [n, unit] : units)
+        if (d.count() % n == 0) return std::to_string(d.count() / n) + std::string(unit);
+    return std::to_string(d.count()) + "ns";
+}
+
+// client-go's NewLeaderElector checks (JitterFactor 1.2), plus whole seconds for the Lease.
+void validateLeaderElection(const Configuration& cfg, Diagnostics& d) {
+    using namespace std::chrono_literals;
+    if (!cfg.leaderElect) return;
+    if (cfg.leaderElectionResourceLock != "leases")
+        d.add("leaderElection.resourceLock",
+              "Unsupported value: \"" + cfg.leaderElectionResourceLock + "\": supported values: \"leases\"",
+              ErrorType::NotSupported);
+    if (cfg.leaseDuration < 1s)
+        d.add("leaderElection.leaseDuration", "Invalid value: \"" + durationText(cfg.leaseDuration) +
+                                                  "\": must be at least 1s (a Lease records whole seconds)");
+    else if (cfg.leaseDuration <= cfg.renewDeadline)
+        d.add("leaderElection.leaseDuration", "Invalid value: \"" + durationText(cfg.leaseDuration) +
+                                                  "\": must be greater than renewDeadline (" +
+                                                  durationText(cfg.renewDeadline) + ")");
+    if (cfg.renewDeadline <= 0ns)
+        d.add("leaderElection.renewDeadline", "Invalid value: \"" + durationText(cfg.renewDeadline) + "\": must be greater than zero");
+    else if (cfg.retryPeriod > 0ns && cfg.renewDeadline.count() <= 1.2 * double(cfg.retryPeriod.count()))
+        d.add("leaderElection.renewDeadline", "Invalid value: \"" + durationText(cfg.renewDeadline) +
+                                                  "\": must be greater than retryPeriod*1.2 (" +
+                                                  durationText(cfg.retryPeriod) + "*1.2)");
+    if (cfg.retryPeriod <= 0ns)
+        d.add("leaderElection.retryPeriod", "Invalid value: \"" + durationText(cfg.retryPeriod) + "\": must be greater than zero");
+    for (auto const& [path, name] : {std::pair<std::string, std::string>{"leaderElection.resourceName", cfg.leaderElectionResourceName},
+                                     {"leaderElection.resourceNamespace", cfg.leaderElectionResourceNamespace}})
+        if (name.size() > 253) d.add(path, "Too long: may not be more than 253 characters", ErrorType::TooLong);
+}
+
 }  // namespace
+
+std::optional<std::chrono::nanoseconds> parseGoDuration(std::string_view s) {
+    if (s == "0") return std::chrono::nanoseconds(0);
+    bool negative = !s.empty() && s.front() == '-';
+    if (!s.empty() && (s.front() == '-' || s.front() == '+')) s.remove_prefix(1);
+    if (s.empty()) return std::nullopt;
+    long double total = 0;
+    while (!s.empty()) {
+        size_t i = 0, dots = 0, digits = 0;
+        for (; i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.'); ++i)
+            (s[i] == '.' ? dots : digits)++;
+        if (digits == 0 || dots > 1) return std::nullopt;
+        long double number = std::stold(std::string(s.substr(0, i)));
+        s.remove_prefix(i);
+        const std::pair<std::string_view, double>* unit = nullptr;
+        for (auto const& u : kDurationUnits)
+            if (s.starts_with(u.first) && (!unit || u.first.size() > unit->first.size())) unit = &u;
+        if (!unit) return std::nullopt;
+        s.remove_prefix(unit->first.size());
+        total += number * unit->second;
+        if (total > 9.2e18L) return std::nullopt;  // beyond int64 nanoseconds, as Go refuses
+    }
+    auto ns = static_cast<int64_t>(total);
+    return std::chrono::nanoseconds(negative ? -ns : ns);
+}
 
 Diagnostics validateConfiguration(const Configuration& cfg) {
     Diagnostics d;
@@ -162,6 +228,7 @@ Diagnostics validateConfiguration(const Configuration& cfg) {
             if (n == m) d.add("plugins.disabled", "Invalid value: \"" + n + "\": also listed in plugins.enabled");
     for (auto const& [n, p] : cfg.plugins.priorities)
         if (p < INT32_MIN || p > INT32_MAX) d.add("plugins.priorities[" + n + "]", "Invalid value: out of int32 range");
+    validateLeaderElection(cfg, d);
     return d;
 }
 
@@ -200,6 +267,15 @@ Diagnostics parseConfiguration(const json::value& doc, Configuration& out) {
     });
     boolean("leaderElection.leaderElect", out.leaderElect);
     str("leaderElection.resourceName", out.leaderElectionResourceName);
+    str("leaderElection.resourceNamespace", out.leaderElectionResourceNamespace);
+    str("leaderElection.resourceLock", out.leaderElectionResourceLock);
+    for (auto [p, dst] : {std::pair<std::string_view, std::chrono::nanoseconds*>{"leaderElection.leaseDuration", &out.leaseDuration},
+                          {"leaderElection.renewDeadline", &out.renewDeadline},
+                          {"leaderElection.retryPeriod", &out.retryPeriod}})
+        with(o, p, [&, p = p, dst = dst](const json::value& v) {
+            if (auto parsed = parseGoDuration(v.get_string())) *dst = *parsed;
+            else d.add(std::string(p), "Invalid value: \"" + std::string(v.get_string()) + "\": not a valid duration");
+        });
     boolean("certManagement.enable", out.certManagementEnable);
     str("certManagement.webhookServiceName", out.webhookServiceName);
     str("certManagement.webhookSecretName", out.webhookSecretName);

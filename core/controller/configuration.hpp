@@ -9,9 +9,12 @@
 
 #include <boost/json.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainer::core::controller {
@@ -37,9 +40,15 @@ struct Configuration {
     std::string livenessEndpointName = "healthz";
     // controller
     std::map<std::string, int64_t> groupKindConcurrency;
-    // leaderElection (accepted and validated; one process owns the embedded store)
-    bool leaderElect = false;
-    std::string leaderElectionResourceName;
+    // leaderElection: a coordination.k8s.io/v1 Lease in the store (leader_election.hpp). On by
+    // default for `run`, unlike upstream's binary: it guards the store processes share.
+    bool leaderElect = true;
+    std::string leaderElectionResourceName = "trainer.kubeflow.org";         // upstream's LeaderElectionID
+    std::string leaderElectionResourceNamespace = "kubeflow-system";         // upstream's install namespace
+    std::string leaderElectionResourceLock = "leases";                       // the only lock supported
+    std::chrono::nanoseconds leaseDuration = std::chrono::seconds(15);
+    std::chrono::nanoseconds renewDeadline = std::chrono::seconds(10);
+    std::chrono::nanoseconds retryPeriod = std::chrono::seconds(2);
     // certManagement
     bool certManagementEnable = true;
     std::string webhookServiceName = "kubeflow-trainer-controller-manager";
@@ -54,6 +63,9 @@ struct Configuration {
     std::string pluginDirectory;
     PluginOptions plugins;
 };
+
+// A Go duration ("15s", "1m30s", "500ms", "0"), as metav1.Duration is written; nullopt when malformed.
+std::optional<std::chrono::nanoseconds> parseGoDuration(std::string_view text);
 
 // Decodes, defaults and validates one Configuration document into `out` (which starts from
 // the defaults). All problems are returned together, each with its field path.

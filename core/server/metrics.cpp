@@ -87,6 +87,10 @@ const std::vector<MetricDef>& metricTable() {
          {"name"}, {}},
         {"workqueue_longest_running_processor_seconds", T::Gauge,
          "How many seconds has the longest running processor for workqueue been running.", {"name"}, {}},
+        {"leader_election_master_status", T::Gauge,
+         "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. "
+         "'name' is the string used to identify the lease. Please make sure to group by name.",
+         {"name"}, {}},
         {"trainer_plugin_hook_calls_total", T::Counter, "Total number of plugin hook calls", {"plugin", "hook"}, {}},
         {"trainer_plugin_hook_errors_total", T::Counter, "Total number of plugin hook calls that returned an error",
          {"plugin", "hook"}, {}},
