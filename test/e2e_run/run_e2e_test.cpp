@@ -148,6 +148,19 @@ public:
         pid_ = -1;
         return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     }
+    // Waits up to `limit` for the process to exit on its own; its exit code, or -1.
+    int waitExit(std::chrono::milliseconds limit) {
+        auto end = std::chrono::steady_clock::now() + limit;
+        while (pid_ > 0 && std::chrono::steady_clock::now() < end) {
+            int st = 0;
+            if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+                pid_ = -1;
+                return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+        return -1;
+    }
     std::string log() const { return slurp(log_); }
 
 private:
@@ -384,4 +397,140 @@ BOOST_AUTO_TEST_CASE(kill_9_mid_work_loses_and_duplicates_nothing) {
     auto integrity = sh("sqlite3 " + store + " 'PRAGMA integrity_check' 2>/dev/null || echo skip");
     BOOST_TEST((integrity.out == "ok\n" || integrity.out == "skip\n"), integrity.out);
     BOOST_TEST(second.signal(SIGTERM) == 0);
+}
+
+namespace {
+
+bool logs(const Operator& op, const std::string& msg) { return op.log().find("\"msg\":\"" + msg + "\"") != std::string::npos; }
+
+// The identity an operator logged when it acquired the lease.
+std::string leaderIdentity(const Operator& op) {
+    std::smatch m;
+    std::string text = op.log();
+    static const std::regex re("\"msg\":\"successfully acquired lease\"[^\\n]*\"identity\":\"([^\"]+)\"");
+    return std::regex_search(text, m, re) ? m[1].str() : "";
+}
+
+json::object leaseSpec(const std::string& store) {
+    auto r = cli(store, "get lease trainer.kubeflow.org -n kubeflow-system -o json");
+    BOOST_REQUIRE_MESSAGE(r.exit == 0, r.err);
+    return json::parse(r.out).at("spec").as_object();
+}
+
+std::string holder(const std::string& store) { return std::string(leaseSpec(store).at("holderIdentity").as_string()); }
+
+double leaderGauge(Operator& op) {
+    auto m = sh("curl -sf http://127.0.0.1:" + std::to_string(op.port("metrics")) + "/metrics").out;
+    std::smatch match;
+    static const std::regex re("\nleader_election_master_status\\{name=\"trainer.kubeflow.org\"\\} ([0-9.]+)");
+    BOOST_REQUIRE_MESSAGE(std::regex_search(m, match, re), m);
+    return std::stod(match[1]);
+}
+
+bool built(const std::string& store, const std::string& name) { return cli(store, "get jobset " + name).exit == 0; }
+
+size_t count(const std::string& text, const std::string& needle) {
+    size_t n = 0;
+    for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+    return n;
+}
+
+double seconds(std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+}  // namespace
+
+// Two `run` processes on one store: only the Lease holder reconciles; SIGKILL of the leader →
+// the standby takes over once the lease expires; SIGTERM releases it → immediate takeover; a
+// leader whose lease is taken exits 1.
+BOOST_AUTO_TEST_CASE(leader_election_one_reconciler_and_takeovers) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    constexpr double kLease = 6, kRetry = 0.5;
+    std::ofstream(t.file("config.yaml")) << "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
+                                            "leaderElection: {leaseDuration: 6s, renewDeadline: 3s, retryPeriod: 500ms}\n";
+    const std::vector<std::string> cfg{"--config", t.file("config.yaml")};
+    BOOST_REQUIRE(cli(store, "apply -f " + kExamples + "/12-runtime-plain-with-initializers.yaml --plugin-dir " + kPlugins).exit == 0);
+
+    auto a = std::make_unique<Operator>(store, t.file("a.log"), cfg);
+    BOOST_REQUIRE_MESSAGE(a->waitReady(), a->log());
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(*a, "successfully acquired lease"); }), a->log());
+    Operator b(store, t.file("b.log"), cfg);
+    BOOST_REQUIRE_MESSAGE(b.waitReady(), b.log());  // a standby is ready: it serves probes, metrics, webhooks
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(b, "new leader elected"); }), b.log());
+    BOOST_TEST(logs(b, "attempting to acquire leader lease"));
+    BOOST_TEST(!logs(b, "successfully acquired lease"));
+    BOOST_TEST(holder(store) == leaderIdentity(*a));
+    BOOST_TEST(leaderIdentity(*a).rfind('_') != std::string::npos);
+    BOOST_TEST(leaderGauge(*a) == 1);
+    BOOST_TEST(leaderGauge(b) == 0);
+
+    std::ofstream(t.file("before.yaml")) << trainJobYaml("before-kill");
+    BOOST_REQUIRE(cli(store, "apply -f " + t.file("before.yaml") + " --plugin-dir " + kPlugins).exit == 0);
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return built(store, "before-kill"); }), a->log());
+    std::this_thread::sleep_for(1s);  // the standby had every chance to reconcile too
+    BOOST_TEST(count(a->log(), "\"msg\":\"Reconciled\"") > 0u);
+    BOOST_TEST(count(b.log(), "\"msg\":\"Reconciled\"") == 0u);
+    BOOST_TEST(!logs(b, "Started the controllers"));
+
+    // SIGKILL: nothing releases the lease; b waits for it to expire (renewTime + 6s).
+    auto killed = std::chrono::steady_clock::now();
+    BOOST_TEST(a->signal(SIGKILL) == 128 + SIGKILL);
+    std::ofstream(t.file("after.yaml")) << trainJobYaml("after-kill");
+    BOOST_REQUIRE(cli(store, "apply -f " + t.file("after.yaml") + " --plugin-dir " + kPlugins).exit == 0);
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(b, "successfully acquired lease"); }, 20s), b.log());
+    double takeover = seconds(killed);
+    BOOST_TEST_MESSAGE("takeover after SIGKILL: " << takeover << "s");
+    BOOST_TEST(takeover > kLease - kRetry - 0.2);       // not before the lease expired
+    BOOST_TEST(takeover < kLease + kRetry + 2.5);       // within leaseDuration + retryPeriod (+ start-up slack)
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return built(store, "after-kill"); }), b.log());
+    BOOST_TEST(holder(store) == leaderIdentity(b));
+    BOOST_TEST(leaseSpec(store).at("leaseTransitions") == 1);
+    BOOST_TEST(leaderGauge(b) == 1);
+
+    // SIGTERM: b drains, releases the lease (holderIdentity ""), and c takes over at its next try.
+    Operator c(store, t.file("c.log"), cfg);
+    BOOST_REQUIRE_MESSAGE(c.waitReady(), c.log());
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(c, "new leader elected"); }), c.log());
+    auto termed = std::chrono::steady_clock::now();
+    BOOST_TEST(b.signal(SIGTERM) == 0);
+    BOOST_TEST(logs(b, "released lease"));
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(c, "successfully acquired lease"); }, 20s), c.log());
+    double handover = seconds(termed);
+    BOOST_TEST_MESSAGE("takeover after SIGTERM: " << handover << "s");
+    BOOST_TEST(handover < kLease - kRetry - 1);  // well before the lease could have expired
+    BOOST_TEST(holder(store) == leaderIdentity(c));
+    BOOST_TEST(leaseSpec(store).at("leaseTransitions") == 2);
+    std::ofstream(t.file("term.yaml")) << trainJobYaml("after-term");
+    BOOST_REQUIRE(cli(store, "apply -f " + t.file("term.yaml") + " --plugin-dir " + kPlugins).exit == 0);
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return built(store, "after-term"); }), c.log());
+
+    // Someone else holding the lease: c stops reconciling and exits non-zero, like controller-runtime.
+    auto now = cli(store, "get lease trainer.kubeflow.org -n kubeflow-system -o json");
+    auto lease = json::parse(now.out).as_object();
+    auto& spec = lease["spec"].as_object();
+    spec["holderIdentity"] = "intruder";
+    spec["leaseDurationSeconds"] = 3600;
+    lease["metadata"].as_object().erase("resourceVersion");
+    std::ofstream(t.file("steal.json")) << json::serialize(lease);
+    auto stolen = cli(store, "apply -f " + t.file("steal.json"));
+    BOOST_REQUIRE_MESSAGE(stolen.exit == 0, stolen.err);
+    BOOST_TEST(c.waitExit(10s) == 1, c.log());
+    BOOST_TEST(logs(c, "lost lease"));
+    BOOST_TEST(holder(store) == "intruder");
+}
+
+// `leaderElection: {leaderElect: false}` runs the controllers at once and writes no Lease.
+BOOST_AUTO_TEST_CASE(leader_election_can_be_disabled) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    std::ofstream(t.file("config.yaml")) << "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
+                                            "leaderElection: {leaderElect: false}\n";
+    Operator op(store, t.file("run.log"), {"--config", t.file("config.yaml")});
+    BOOST_REQUIRE_MESSAGE(op.waitReady(), op.log());
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(op, "Started the controllers"); }), op.log());
+    BOOST_TEST(!logs(op, "attempting to acquire leader lease"));
+    BOOST_TEST(cli(store, "get lease trainer.kubeflow.org -n kubeflow-system").exit == 1);
+    BOOST_TEST(op.signal(SIGTERM) == 0);
 }
