@@ -167,6 +167,32 @@ BOOST_AUTO_TEST_CASE(configuration_reaches_create) {
     BOOST_TEST(rejectionFor(r2, "alpha.so").find("configuration is not a JSON object") != std::string::npos);
 }
 
+// Rule 8: every instance is destroyed once, when the registry goes, and not before.
+BOOST_AUTO_TEST_CASE(instances_are_destroyed_with_the_registry) {
+    PluginDir d({"gamma"});
+    auto mark = d.dir / "destroyed.txt";
+    {
+        PluginOptions o;
+        o.configs["gamma"] = R"({"destroyFile": ")" + mark.string() + R"("})";
+        PluginRegistry r;
+        r.loadDirectory(d.dir.string(), o);
+        BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
+        BOOST_TEST(!fs::exists(mark));
+    }
+    BOOST_TEST(fs::exists(mark));
+}
+
+// Rule 1: the public header depends on <stdint.h> and <stddef.h> only.
+BOOST_AUTO_TEST_CASE(abi_header_includes_only_stdint_and_stddef) {
+    std::ifstream in(std::string(TRAINER_SOURCE_DIR) + "/sdk/include/trainer/abi.h");
+    BOOST_REQUIRE(in);
+    std::vector<std::string> includes;
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("#include", 0) == 0) includes.push_back(line);
+    BOOST_TEST(includes == (std::vector<std::string>{"#include <stddef.h>", "#include <stdint.h>"}),
+               boost::test_tools::per_element());
+}
+
 // Rule 8: libraries are never unloaded, even after every instance is gone.
 BOOST_AUTO_TEST_CASE(libraries_stay_loaded) {
     PluginDir d({"gamma"});
