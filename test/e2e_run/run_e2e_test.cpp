@@ -519,6 +519,16 @@ BOOST_AUTO_TEST_CASE(leader_election_one_reconciler_and_takeovers) {
     BOOST_TEST(c.waitExit(10s) == 1, c.log());
     BOOST_TEST(logs(c, "lost lease"));
     BOOST_TEST(holder(store) == "intruder");
+
+    // A standby stops at once on SIGTERM, exit 0, having never reconciled.
+    Operator d(store, t.file("d.log"), cfg);
+    BOOST_REQUIRE_MESSAGE(d.waitReady(), d.log());
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(d, "new leader elected"); }), d.log());
+    auto stopping = std::chrono::steady_clock::now();
+    BOOST_TEST(d.signal(SIGTERM) == 0);
+    BOOST_TEST(seconds(stopping) < 3);
+    BOOST_TEST(!logs(d, "Started the controllers"));
+    BOOST_TEST(holder(store) == "intruder");
 }
 
 // `leaderElection: {leaderElect: false}` runs the controllers at once and writes no Lease.
