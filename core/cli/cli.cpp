@@ -38,7 +38,10 @@ const std::vector<Command>& commands() {
          "Run the operator: controllers on the embedded store, admission webhooks, health and metrics",
          {kPluginDir,
           kStore,
-          {"config", 0, true, false, "a config.trainer.kubeflow.org/v1alpha1 Configuration file", ""},
+          {"config", 0, true, false,
+           "a config.trainer.kubeflow.org/v1alpha1 Configuration file (leader election on a Lease is on by default; "
+           "leaderElection.leaderElect: false turns it off)",
+           ""},
           {"health-probe-bind-address", 0, true, false, "address of /healthz and /readyz (0 disables)", ""},
           {"metrics-bind-address", 0, true, false, "address of /metrics (0 disables)", ""},
           {"webhook-port", 0, true, false, "port of the admission webhooks (default 9443)", ""},
