@@ -16,7 +16,7 @@ std::string formatMicroTime(Clock::time_point t) {
     auto secs = floor<seconds>(t);
     auto micros = duration_cast<microseconds>(t - secs).count();
     std::string text = formatRfc3339(secs);  // "...:SSZ"
-    std::array<char, 8> frac{};
+    std::array<char, 24> frac{};  // micros is in [0, 999999]: ".dddddd"
     std::snprintf(frac.data(), frac.size(), ".%06lld", static_cast<long long>(micros));
     text.insert(text.size() - 1, frac.data());
     return text;
