@@ -23,28 +23,13 @@ void Jax::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context
     auto* ml = info.mlPolicy();
     if (!ml || !getObject(*ml, "jax")) return;
     const json::object* trainer = info.trainer();
-    const json::object* ps = info.podSetByAncestor("trainer");
-    if (!ps) return;
-    std::string psName(getString(*ps, "name").value_or(""));
-
-    // Info is a snapshot: keep the count we set.
-    int64_t count = getInt(*ps, "count").value_or(1);
-    if (trainer)
-        if (auto n = getInt(*trainer, "numNodes")) {
-            count = *n;
-            edits.setCount(psName, count);
-        }
-    if (!trainer || !sdk::Info::container(*ps, "node")) return;
+    auto nodes = sdk::applyTrainerNumNodes(info, edits);
+    if (!nodes || !trainer || !sdk::Info::container(*nodes->podSet, "node")) return;
+    const std::string& psName = nodes->name;
 
     std::string job(info.name());
-    edits.upsertEnv(psName, "node", kEnvNumProcesses, std::to_string(count));
-    edits.upsertEnv(psName, "node",
-                    json::object{{"name", kEnvProcessId},
-                                 {"valueFrom",
-                                  json::object{{"fieldRef",
-                                                json::object{{"fieldPath",
-                                                              "metadata.annotations['batch.kubernetes.io/"
-                                                              "job-completion-index']"}}}}}});
+    edits.upsertEnv(psName, "node", kEnvNumProcesses, std::to_string(nodes->count));
+    edits.upsertEnv(psName, "node", sdk::completionIndexEnv(kEnvProcessId));
     edits.upsertEnv(psName, "node", kEnvCoordinatorAddress,
                     job + "-node-0-0." + job + ":" + std::to_string(kTrainerPort));
     edits.upsertPort(psName, "node", json::object{{"containerPort", kTrainerPort}});

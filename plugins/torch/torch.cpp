@@ -71,10 +71,6 @@ NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::ob
     return n;
 }
 
-json::object completionIndexEnv(std::string_view name) {
-    return json::object{{"name", name},
-                        {"valueFrom", json::object{{"fieldRef", json::object{{"fieldPath", kCompletionIndexFieldPath}}}}}};
-}
 
 std::string masterAddress(std::string_view job) {
     std::string j(job);

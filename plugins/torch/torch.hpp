@@ -30,8 +30,7 @@ inline constexpr std::string_view kEnvMasterPort = "PET_MASTER_PORT";
 inline constexpr int64_t kTrainerPort = 29500;
 inline constexpr std::string_view kNode = "node";
 inline constexpr std::string_view kAncestorTrainer = "trainer";
-inline constexpr std::string_view kCompletionIndexFieldPath =
-    "metadata.annotations['batch.kubernetes.io/job-completion-index']";
+using sdk::kCompletionIndexFieldPath;
 
 // torchrun's --nproc-per-node: an integer, or the literal "auto" (torchrun resolves it).
 struct NumProcPerNode {
@@ -45,8 +44,7 @@ struct NumProcPerNode {
 // max(1, ceil(cpu)) of `resources`; `gpu` is the GPU count of the same resources.
 NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::object* resources, int64_t gpu);
 
-// The `{name, valueFrom: fieldRef(job-completion-index)}` env var.
-json::object completionIndexEnv(std::string_view name);
+using sdk::completionIndexEnv;
 
 // "<job>-node-0-0.<job>".
 std::string masterAddress(std::string_view job);

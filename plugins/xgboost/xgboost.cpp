@@ -53,18 +53,10 @@ void XGBoost::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Con
     auto* ml = info.mlPolicy();
     if (!ml || !getObject(*ml, "xgboost")) return;
     const json::object* trainer = info.trainer();
-    const json::object* ps = info.podSetByAncestor("trainer");
-    if (!ps) return;
-    std::string psName(getString(*ps, "name").value_or(""));
-
-    // Info is a snapshot: keep the count we set (0 is propagated, as upstream).
-    int64_t count = getInt(*ps, "count").value_or(1);
-    if (trainer)
-        if (auto n = getInt(*trainer, "numNodes")) {
-            count = *n;
-            edits.setCount(psName, count);
-        }
-    if (!trainer || !sdk::Info::container(*ps, "node")) return;
+    auto nodes = sdk::applyTrainerNumNodes(info, edits);  // 0 is propagated, as upstream
+    if (!nodes || !trainer || !sdk::Info::container(*nodes->podSet, "node")) return;
+    const std::string& psName = nodes->name;
+    const int64_t count = nodes->count;
 
     // PlainML's part: the TrainJob env, before the DMLC_* values.
     if (auto* env = getArray(*trainer, "env"))
@@ -74,13 +66,7 @@ void XGBoost::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Con
     std::string job(info.name());
     edits.upsertEnv(psName, "node", kEnvTrackerUri, job + "-node-0-0." + job);
     edits.upsertEnv(psName, "node", kEnvTrackerPort, std::to_string(kTrainerPort));
-    edits.upsertEnv(psName, "node",
-                    json::object{{"name", kEnvTaskId},
-                                 {"valueFrom",
-                                  json::object{{"fieldRef",
-                                                json::object{{"fieldPath",
-                                                              "metadata.annotations['batch.kubernetes.io/"
-                                                              "job-completion-index']"}}}}}});
+    edits.upsertEnv(psName, "node", sdk::completionIndexEnv(kEnvTaskId));
     edits.upsertEnv(psName, "node", kEnvNumWorker, std::to_string(count * workersPerNode(info)));
     edits.upsertPort(psName, "node", json::object{{"containerPort", kTrainerPort}});
 }

@@ -39,28 +39,17 @@ void PaddlePlugin::validate(const Info& info, Context& ctx) {
 }
 
 void PaddlePlugin::enforceMLPolicy(const Info& info, Edits& edits, Context& ctx) {
-    auto* ps = info.podSetByAncestor("trainer");
-    if (!ps) {
+    auto nodes = applyTrainerNumNodes(info, edits);
+    if (!nodes) {
         ctx.error("spec.template.spec.replicatedJobs", "a replicated job with ancestor label trainer is required");
         return;
     }
-    std::string podSet(getString(*ps, "name").value_or(""));
-    int64_t count = getInt(*ps, "count").value_or(1);
-    if (auto* t = info.trainer())
-        if (auto n = getInt(*t, "numNodes")) {
-            count = *n;
-            edits.setCount(podSet, count);
-        }
-    if (!Info::container(*ps, "node")) return;
+    if (!Info::container(*nodes->podSet, "node")) return;
+    const std::string& podSet = nodes->name;
     std::string job(info.name());
-    edits.upsertEnv(podSet, "node", "PADDLE_NNODES", std::to_string(count));
-    edits.upsertEnv(podSet, "node", "PADDLE_TRAINERS_NUM", std::to_string(count));
-    edits.upsertEnv(podSet, "node",
-                    json::object{{"name", "PADDLE_TRAINER_ID"},
-                                 {"valueFrom",
-                                  json::object{{"fieldRef",
-                                                json::object{{"fieldPath",
-                                                              "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}}}});
+    edits.upsertEnv(podSet, "node", "PADDLE_NNODES", std::to_string(nodes->count));
+    edits.upsertEnv(podSet, "node", "PADDLE_TRAINERS_NUM", std::to_string(nodes->count));
+    edits.upsertEnv(podSet, "node", completionIndexEnv("PADDLE_TRAINER_ID"));
     edits.upsertEnv(podSet, "node", "PADDLE_MASTER", job + "-" + podSet + "-0-0." + job + ":" + std::to_string(port_));
     edits.upsertPort(podSet, "node", json::object{{"containerPort", port_}});
     ctx.debug("paddle env set for " + job);

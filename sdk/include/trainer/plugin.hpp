@@ -239,6 +239,39 @@ private:
     Context& ctx_;
 };
 
+// The fieldRef of a pod's Job completion index: a node's rank in every distributed policy.
+inline constexpr std::string_view kCompletionIndexFieldPath =
+    "metadata.annotations['batch.kubernetes.io/job-completion-index']";
+
+// An env var `name` whose value is the pod's Job completion index.
+inline json::object completionIndexEnv(std::string_view name) {
+    return json::object{{"name", name},
+                        {"valueFrom", json::object{{"fieldRef", json::object{{"fieldPath", kCompletionIndexFieldPath}}}}}};
+}
+
+// The trainer PodSet (ancestor "trainer") and its node count once the TrainJob's
+// spec.trainer.numNodes applies. `podSet` points into the Info it came from.
+struct TrainerNodes {
+    std::string name;
+    int64_t count = 1;
+    const json::object* podSet = nullptr;
+};
+
+// Applies spec.trainer.numNodes to the trainer PodSet (emitting the count edit; 0 included, as
+// upstream) and returns the PodSet with the count now in force; nullopt when there is none.
+// Info is the phase's snapshot, so use the returned count, not the PodSet's.
+inline std::optional<TrainerNodes> applyTrainerNumNodes(const Info& info, Edits& edits) {
+    const json::object* ps = info.podSetByAncestor("trainer");
+    if (!ps) return std::nullopt;
+    TrainerNodes t{std::string(getString(*ps, "name").value_or("")), getInt(*ps, "count").value_or(1), ps};
+    if (auto* trainer = info.trainer())
+        if (auto n = getInt(*trainer, "numNodes")) {
+            t.count = *n;
+            edits.setCount(t.name, t.count);
+        }
+    return t;
+}
+
 // Objects a ComponentBuilder hands to the host.
 class Objects {
 public:
