@@ -3,6 +3,8 @@
 
 #include <boost/json.hpp>
 
+#include "../support/process.hpp"
+
 #include <sys/wait.h>
 
 #include <array>
@@ -18,51 +20,10 @@ namespace json = boost::json;
 
 namespace {
 
-struct Result {
-    int exit = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int n = 0;
-        path = fs::temp_directory_path() / ("trainer-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    fs::path write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name) << text;
-        return path / name;
-    }
-};
-
-// Runs a shell command line; captures stdout and stderr separately.
-Result sh(const std::string& cmd) {
-    TempDir t;
-    auto errFile = t.path / "stderr";
-    Result r;
-    FILE* p = popen((cmd + " 2>" + errFile.string()).c_str(), "r");
-    BOOST_REQUIRE(p);
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    int st = pclose(p);
-    r.exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.err = slurp(errFile);
-    return r;
-}
+using trainer::test::Result;
+using trainer::test::sh;
+using trainer::test::slurp;
+using trainer::test::TempDir;
 
 const std::string kBin = TRAINER_BIN;
 const std::string kPlugins = TRAINER_PLUGIN_BUILD_DIR;

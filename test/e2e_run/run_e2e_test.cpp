@@ -3,6 +3,8 @@
 
 #include <boost/json.hpp>
 
+#include "../support/process.hpp"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -31,50 +33,13 @@ const std::string kBin = TRAINER_BIN;
 const std::string kPlugins = TRAINER_PLUGIN_BUILD_DIR;
 const std::string kExamples = std::string(TRAINER_SOURCE_DIR) + "/examples";
 
-struct Result {
-    int exit = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string t = (fs::temp_directory_path() / "trainer-e2e-run-XXXXXX").string();
-        BOOST_REQUIRE(mkdtemp(t.data()));
-        path = t;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string file(const std::string& n) const { return (path / n).string(); }
-};
+using trainer::test::Result;
+using trainer::test::slurp;
+using trainer::test::TempDir;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
-Result sh(const std::string& cmd) {
-    static int n = 0;
-    fs::path errFile = fs::temp_directory_path() / ("e2e-run-err-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    Result r;
-    FILE* p = popen((cmd + " 2>" + errFile.string()).c_str(), "r");
-    BOOST_REQUIRE(p);
-    std::array<char, 4096> buf;
-    size_t k;
-    while ((k = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), k);
-    int st = pclose(p);
-    r.exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.err = slurp(errFile);
-    fs::remove(errFile);
-    return r;
-}
+using trainer::test::sh;
 
 // The CLI against one store.
 Result cli(const std::string& store, const std::string& args) {

@@ -1,0 +1,72 @@
+// What the end-to-end tests share: temporary directories and running a command line with its
+// stdout and stderr captured separately. Header-only; Boost.Test assertions on setup failures.
+#pragma once
+
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace trainer::test {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int exit = -1;  // the exit code, or 128 + signal
+    std::string out;
+    std::string err;
+};
+
+inline std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// A fresh directory, removed with everything in it when the object goes.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string t = (fs::temp_directory_path() / "trainer-test-XXXXXX").string();
+        BOOST_REQUIRE(::mkdtemp(t.data()));
+        path = t;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::string file(const std::string& name) const { return (path / name).string(); }
+    fs::path write(const std::string& name, const std::string& text) const {
+        std::ofstream(path / name) << text;
+        return path / name;
+    }
+};
+
+// Runs a shell command line; stdout and stderr come back separately.
+inline Result sh(const std::string& cmd) {
+    TempDir t;
+    auto errFile = t.path / "stderr";
+    Result r;
+    FILE* p = ::popen((cmd + " 2>" + errFile.string()).c_str(), "r");
+    BOOST_REQUIRE(p);
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    int st = ::pclose(p);
+    r.exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.err = slurp(errFile);
+    return r;
+}
+
+}  // namespace trainer::test
