@@ -5,6 +5,8 @@
 
 #include <trainer/plugin.hpp>
 
+#include <dlfcn.h>
+
 #include <string>
 #include <vector>
 
@@ -38,6 +40,28 @@ public:
     // A Context whose callbacks record into this Host.
     Context context(std::string_view plugin = "test") { return Context(&api_, self(), plugin); }
     const trn_host_api* api() const { return &api_; }
+
+    // Loads a built plugin (.so) as the operator does (RTLD_NOW | RTLD_LOCAL, never unloaded)
+    // and performs the handshake with this host's callbacks and ABI range 1.0-1.<current>.
+    // Returns the descriptor, or nullptr with `error` set. The Host must outlive its use.
+    const trn_plugin_descriptor* load(const std::string& path, std::string& error) {
+        void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            const char* why = ::dlerror();
+            error = "dlopen " + path + ": " + (why ? why : "unknown error");
+            return nullptr;
+        }
+        auto entry = reinterpret_cast<trn_plugin_entry_fn>(::dlsym(lib, TRN_ENTRY_SYMBOL));
+        if (!entry) {
+            error = path + " has no entry point " TRN_ENTRY_SYMBOL;
+            return nullptr;
+        }
+        info_ = trn_host_info{sizeof(trn_host_info), TRN_ABI_ENCODE(TRN_ABI_MAJOR, 0), TRN_ABI_VERSION,
+                              toAbi("sdk-testing"), &api_};
+        const trn_plugin_descriptor* d = entry(&info_);
+        if (!d) error = path + ": the entry point returned no descriptor";
+        return d;
+    }
     trn_call* call() { return self(); }
 
     std::vector<Diagnostic> errors() const { return filter(TRN_SEVERITY_ERROR); }
@@ -79,6 +103,7 @@ private:
     }
 
     trn_host_api api_{};
+    trn_host_info info_{};
     std::string lookupBuffer_;
 };
 

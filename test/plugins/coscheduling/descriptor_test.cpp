@@ -15,17 +15,10 @@ namespace json = boost::json;
 
 namespace {
 
-const trn_plugin_descriptor* loadDescriptor(const sdk::testing::Host& host) {
-    std::string path = std::string(TRAINER_PLUGIN_BUILD_DIR) + "/coscheduling.so";
-    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed (ABI rule 8)
-    BOOST_REQUIRE_MESSAGE(lib, "dlopen " << path << ": " << dlerror());
-    auto entry = reinterpret_cast<trn_plugin_entry_fn>(dlsym(lib, TRN_ENTRY_SYMBOL));
-    BOOST_REQUIRE(entry);
-    static trn_host_info info;
-    info = trn_host_info{sizeof(trn_host_info), TRN_ABI_ENCODE(1, 0), TRN_ABI_ENCODE(1, 0), sdk::toAbi("0.1.0"),
-                         host.api()};
-    const trn_plugin_descriptor* d = entry(&info);
-    BOOST_REQUIRE(d);
+const trn_plugin_descriptor* loadDescriptor(sdk::testing::Host& host) {
+    std::string error;
+    const trn_plugin_descriptor* d = host.load(std::string(TRAINER_PLUGIN_BUILD_DIR) + "/coscheduling.so", error);
+    BOOST_REQUIRE_MESSAGE(d, error);
     return d;
 }
 

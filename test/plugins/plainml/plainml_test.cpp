@@ -99,15 +99,10 @@ BOOST_AUTO_TEST_CASE(no_trainer_podset_or_node_container) {
 }
 
 BOOST_AUTO_TEST_CASE(descriptor_through_dlopen) {
-    void* lib = dlopen(PLAINML_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-    BOOST_REQUIRE_MESSAGE(lib, "dlopen failed: " << dlerror());
-    auto fn = reinterpret_cast<trn_plugin_entry_fn>(dlsym(lib, TRN_ENTRY_SYMBOL));
-    BOOST_REQUIRE(fn);
     sdk::testing::Host host;
-    trn_host_info hi{sizeof(trn_host_info), TRN_ABI_ENCODE(1, 0), TRN_ABI_ENCODE(1, 0xffff), sdk::toAbi("test"),
-                     host.api()};
-    const trn_plugin_descriptor* d = fn(&hi);
-    BOOST_REQUIRE(d);
+    std::string error;
+    const trn_plugin_descriptor* d = host.load(PLAINML_PLUGIN_PATH, error);
+    BOOST_REQUIRE_MESSAGE(d, error);
     BOOST_TEST(std::string(d->name) == "plainml");
     BOOST_TEST(d->priority == 0);
     BOOST_REQUIRE_EQUAL(d->claim_count, 1u);

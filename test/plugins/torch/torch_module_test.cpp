@@ -14,21 +14,18 @@ namespace json = boost::json;
 
 namespace {
 
-const trn_plugin_descriptor* load(Host& host, trn_host_info& hi) {
-    void* h = dlopen(TORCH_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
-    BOOST_TEST_REQUIRE(h != nullptr, "dlopen: " << dlerror());
-    auto entry = reinterpret_cast<trn_plugin_entry_fn>(dlsym(h, TRN_ENTRY_SYMBOL));
-    BOOST_TEST_REQUIRE(entry != nullptr);
-    hi = trn_host_info{sizeof(trn_host_info), TRN_ABI_VERSION, TRN_ABI_VERSION, {"0.1.0", 5}, host.api()};
-    return entry(&hi);
+const trn_plugin_descriptor* load(Host& host) {
+    std::string error;
+    auto* d = host.load(TORCH_MODULE_PATH, error);
+    BOOST_TEST_REQUIRE(d != nullptr, error);
+    return d;
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(descriptor) {
     Host host;
-    trn_host_info hi{};
-    auto* d = load(host, hi);
+    auto* d = load(host);
     BOOST_TEST_REQUIRE(d != nullptr);
     BOOST_TEST(d->struct_size >= sizeof(trn_plugin_descriptor));
     BOOST_TEST(d->abi_version == TRN_ABI_VERSION);
@@ -51,8 +48,7 @@ BOOST_AUTO_TEST_CASE(descriptor) {
 
 BOOST_AUTO_TEST_CASE(enforce_through_abi_case_04) {
     Host host;
-    trn_host_info hi{};
-    auto* d = load(host, hi);
+    auto* d = load(host);
     BOOST_TEST_REQUIRE(d != nullptr);
     auto* inst = d->create(host.call(), trn_str{"{}", 2});
     BOOST_TEST_REQUIRE(inst != nullptr);

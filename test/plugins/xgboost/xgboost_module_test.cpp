@@ -11,13 +11,9 @@
 
 BOOST_AUTO_TEST_CASE(descriptor) {
     trainer::sdk::testing::Host host;
-    void* h = dlopen(XGBOOST_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
-    BOOST_TEST_REQUIRE(h != nullptr, "dlopen: " << dlerror());
-    auto entry = reinterpret_cast<trn_plugin_entry_fn>(dlsym(h, TRN_ENTRY_SYMBOL));
-    BOOST_TEST_REQUIRE(entry != nullptr);
-    trn_host_info hi{sizeof(trn_host_info), TRN_ABI_VERSION, TRN_ABI_VERSION, {"0.1.0", 5}, host.api()};
-    auto* d = entry(&hi);
-    BOOST_TEST_REQUIRE(d != nullptr);
+    std::string error;
+    auto* d = host.load(XGBOOST_MODULE_PATH, error);
+    BOOST_TEST_REQUIRE(d != nullptr, error);
     BOOST_TEST(std::string(d->name) == "xgboost");
     std::set<std::string> claims(d->claims, d->claims + d->claim_count);
     std::set<std::string> want{"mlPolicy.xgboost", "env:DMLC_TRACKER_URI", "env:DMLC_TRACKER_PORT", "env:DMLC_TASK_ID",
