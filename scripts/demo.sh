@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main command: builds the operator and its plugins, starts `run` on a temporary
-# embedded store with the build tree's plugins, applies the shipped examples, waits until every
-# TrainJob is reconciled, shows what the operator built, and stops it with SIGTERM.
+# embedded store with the build tree's plugins and its Kubernetes API, applies the shipped
+# examples with kubectl, waits until every TrainJob is reconciled, shows what the operator built
+# (kubectl get), and stops it with SIGTERM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh >&2
@@ -20,33 +21,36 @@ trap cleanup EXIT
 echo "== plugins" >&2
 "$bin" plugins --plugin-dir "$plugins"
 
+kubeconfig="$work/kubeconfig"
+kc() { kubectl --kubeconfig "$kubeconfig" --cache-dir "$work/kube-cache" --request-timeout=30s "$@"; }
+
 echo "== run (store $store, log $work/operator.log)" >&2
 "$bin" run --plugin-dir "$plugins" --store "$store" \
-  --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 >"$work/operator.log" 2>&1 &
+  --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
+  --api-bind-address 127.0.0.1:0 --write-kubeconfig "$kubeconfig" >"$work/operator.log" 2>&1 &
 pid=$!
 
-health_port=""
-for _ in $(seq 1 100); do
-  health_port=$(sed -n 's/.*"server":"health".*"port":\([0-9]*\).*/\1/p' "$work/operator.log" | head -n1)
-  [ -n "$health_port" ] && [ "$(curl -s "http://127.0.0.1:$health_port/readyz" || true)" = "ok" ] && break
+for _ in $(seq 1 300); do
+  [ -s "$kubeconfig" ] && kc get --raw /readyz >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || { cat "$work/operator.log" >&2; exit 1; }
   sleep 0.1
 done
-echo "== /readyz: $(curl -s "http://127.0.0.1:$health_port/readyz")" >&2
+echo "== the Kubernetes API: $(grep -o '"msg":"Serving the Kubernetes API"[^}]*' "$work/operator.log")" >&2
 
-echo "== apply -f examples/" >&2
-"$bin" apply -f examples/ --store "$store" --plugin-dir "$plugins"
+echo "== kubectl apply --server-side -f examples/" >&2
+kc apply --server-side -f examples/
 
-count() { "$bin" get "$1" -A -o json --store "$store" | grep -c '"kind": "'"$2"'"' || true; }
-want=$(count trainjobs TrainJob)
-for _ in $(seq 1 100); do
-  [ "$(count jobsets JobSet)" -ge "$want" ] && break
+want=$(kc get trainjobs -A -o name | wc -l)
+for _ in $(seq 1 300); do
+  [ "$(kc get jobsets.jobset.x-k8s.io -A -o name | wc -l)" -ge "$want" ] && break
   sleep 0.1
 done
 
-for args in "trainjobs" "jobsets" "podgroups -A" "configmaps" "secrets" "events"; do
-  echo "== get $args" >&2
+for args in "trainjobs" "jobsets.jobset.x-k8s.io" "podgroups.scheduling.x-k8s.io -A" \
+            "podgroups.scheduling.volcano.sh -A" "configmaps" "secrets" "events"; do
+  echo "== kubectl get $args" >&2
   # shellcheck disable=SC2086
-  "$bin" get $args --store "$store"
+  kc get $args
 done
 
 echo "== stop (SIGTERM)" >&2

@@ -292,6 +292,8 @@ def extract(crd):
         "scope": spec["scope"],
         "names": spec["names"],
         "schema": strip_descriptions(version["schema"]["openAPIV3Schema"]),
+        "additionalPrinterColumns": version.get("additionalPrinterColumns", []),
+        "subresources": version.get("subresources", {}),
     }
 
 

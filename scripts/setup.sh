@@ -6,7 +6,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-log1.81-dev libboost-test1.81-dev
   libboost-filesystem1.81-dev libboost-thread1.81-dev
   libyaml-cpp-dev libssl-dev libsqlite3-dev
-  openssl openssh-client curl sqlite3 python3 python3-jsonschema
+  openssl openssh-client curl sqlite3 python3 python3-jsonschema python3-yaml python3-kubernetes
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -18,4 +18,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# kubectl v1.32 comes preinstalled on these machines; Debian's own kubernetes-client (1.20) is too
+# old for server-side apply and the watch and table protocol the tests drive.
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "setup: kubectl not found on PATH: the API tests need kubectl >= 1.27 (v1.32 is expected on these machines;" \
+       "Debian's kubernetes-client 1.20 is too old)" >&2
+  exit 1
+fi
+minor=$(kubectl version --client -o json 2>/dev/null | /usr/bin/python3 -c 'import json,sys; print(int("".join(c for c in json.load(sys.stdin)["clientVersion"]["minor"] if c.isdigit())))' || echo 0)
+if [ "$minor" -lt 27 ]; then
+  echo "setup: kubectl client minor version $minor is too old: the API tests need kubectl >= 1.27 (v1.32 expected)" >&2
+  exit 1
 fi

@@ -622,6 +622,12 @@ const json::object* crdSchema(ObjectKind kind) {
     return info ? obj(*info, "schema") : nullptr;
 }
 
+void applySchemaDefaults(json::object& o, const json::object& schema) {
+    json::value v(std::move(o));
+    defaultValue(v, schema);
+    o = std::move(v.as_object());
+}
+
 void applyDefaults(json::object& o) {
     ObjectKind kind = kindOf(o);
     auto schema = crdSchema(kind);

@@ -23,6 +23,9 @@ const json::object* crdInfo(ObjectKind kind);
 // A cluster-scoped object loses metadata.namespace (the API server clears it). Other kinds: no-op.
 void applyDefaults(json::object& obj);
 
+// The same structural defaulting with any CRD's openAPIV3Schema (a CRD created by a client).
+void applySchemaDefaults(json::object& obj, const json::object& openApiV3Schema);
+
 // OpenAPI schema, CEL (`oldObj` given = UPDATE; transition rules only then) and ObjectMeta
 // validation of a trainer object. Messages read like the API server's. Other kinds: no errors.
 Diagnostics validateSchema(const json::object& obj, const json::object* oldObj = nullptr);

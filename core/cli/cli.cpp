@@ -1,4 +1,5 @@
 #include "core/cli/cli.hpp"
+#include "core/cli/embedded_api.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -15,6 +16,12 @@ const FlagSpec kFile{"filename", 'f', true, true, "a file or directory of YAML/J
 const FlagSpec kPluginDir{"plugin-dir", 0, true, false, "directory of plugin .so files", ""};
 const FlagSpec kOutput{"output", 'o', true, false, "output format", ""};
 const FlagSpec kStore{"store", 0, true, false, "the embedded store file (created if absent)", "./trainer-operator.db"};
+// Adds the embedded API's flags (embedded_api.cpp) to a command's.
+std::vector<FlagSpec> withApiFlags(std::vector<FlagSpec> flags) {
+    for (auto& f : embeddedApiFlags()) flags.push_back(std::move(f));
+    return flags;
+}
+
 const FlagSpec kNamespace{"namespace", 'n', true, false, "namespace", "default"};
 
 }  // namespace
@@ -34,9 +41,11 @@ const std::vector<Command>& commands() {
          {kPluginDir, {"output", 'o', true, false, "table or json", "table"}}, 0, 0, &cmdPlugins},
         {"run",
          "run --plugin-dir DIR [--store PATH] [--config FILE] [--health-probe-bind-address ADDR] "
-         "[--metrics-bind-address ADDR] [--webhook-port N] [--webhook-cert-dir DIR] [--workers N] [--zap-* ...]",
-         "Run the operator: controllers on the embedded store, admission webhooks, health and metrics",
-         {kPluginDir,
+         "[--metrics-bind-address ADDR] [--webhook-port N] [--webhook-cert-dir DIR] [--workers N] [--zap-* ...] "
+         "[--api-bind-address ADDR] [--write-kubeconfig PATH] [--api-cert-dir DIR]",
+         "Run the operator: controllers on the embedded store, its Kubernetes API, admission webhooks, health and "
+         "metrics",
+         withApiFlags({kPluginDir,
           kStore,
           {"config", 0, true, false,
            "a config.trainer.kubeflow.org/v1alpha1 Configuration file (leader election on a Lease is on by default; "
@@ -49,15 +58,27 @@ const std::vector<Command>& commands() {
           {"workers", 0, true, false, "concurrent TrainJob reconciles (default 1)", ""},
           {"zap-log-level", 0, true, false, "debug, info, warn, error or an integer", ""},
           {"zap-encoder", 0, true, false, "json or console", ""},
-          {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}},
+          {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}}),
          0, 0, &cmdRun},
+        {"apiserver",
+         "apiserver [--store PATH] [--plugin-dir DIR] [--api-bind-address ADDR] [--write-kubeconfig PATH] "
+         "[--api-cert-dir DIR]",
+         "Serve the Kubernetes API over the embedded store, without the controller",
+         withApiFlags({kStore, kPluginDir,
+                       {"watch-retention", 0, true, false,
+                        "change-feed entries kept for watches; a watch from an older version gets 410 Expired",
+                        "100000"},
+                       {"zap-log-level", 0, true, false, "debug, info, warn, error or an integer", ""},
+                       {"zap-encoder", 0, true, false, "json or console", ""},
+                       {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}}),
+         0, 0, &cmdApiserver},
         {"apply", "apply -f PATH [-f PATH ...] [--store PATH] [--plugin-dir DIR]",
          "Admit objects as the webhooks do and create or update them in the embedded store",
          {kFile, kStore, kPluginDir}, 0, 0, &cmdApply},
-        {"get", "get KIND [NAME] [-o json|yaml|wide] [-n NS | -A] [--store PATH] [--plugin-dir DIR]",
+        {"get", "get KIND [NAME] [-o json|yaml|wide|name] [-n NS | -A] [--store PATH] [--plugin-dir DIR]",
          "Show objects of the embedded store as a table, JSON or YAML",
          {kStore, kNamespace, kPluginDir, {"all-namespaces", 'A', false, false, "list across every namespace", ""},
-          {"output", 'o', true, false, "json, yaml or wide", ""}},
+          {"output", 'o', true, false, "json, yaml, wide or name", ""}},
          1, 2, &cmdGet},
         {"delete", "delete KIND NAME [-n NS] [--store PATH] [--plugin-dir DIR]",
          "Delete an object of the embedded store and everything it owns",

@@ -5,6 +5,7 @@
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
+#include "core/cli/embedded_api.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/controller/configuration.hpp"
 #include "core/controller/leader_election.hpp"
@@ -106,25 +107,18 @@ void registerWebhooks(srv::WebhookServer& wh, const Framework& fw, const Cluster
                                          formatRfc3339(std::chrono::system_clock::now()));
                   return srv::AdmissionResponse::patched(req.object, mutated);
               });
-    wh.handle(std::string(srv::kValidateTrainJobPath), std::string(srv::kValidateTrainJobName),
-              [&fw, &cluster](const srv::AdmissionRequest& req) {
-                  auto* obj = objectOf(req.object);
-                  if (!obj) return badObject();
-                  json::object tj = *obj;
-                  applyDefaults(tj);
-                  auto d = controller::validateTrainJob(fw, tj, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr,
-                                                        cluster);
-                  return d.ok() ? srv::AdmissionResponse::allow(warningTexts(d))
-                                : srv::AdmissionResponse::deny(d.errors, warningTexts(d));
-              });
-    auto runtimeHandler = [&fw](const srv::AdmissionRequest& req) {
+    // The validating webhooks judge with the API server's admission (controller::admit).
+    auto validate = [&fw, &cluster](const srv::AdmissionRequest& req) {
         auto* obj = objectOf(req.object);
         if (!obj) return badObject();
-        json::object rt = *obj;
-        applyDefaults(rt);
-        auto d = controller::validateRuntimeObject(fw, rt, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr);
+        json::object copy = *obj;
+        auto r = controller::admit(fw, copy, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr, cluster,
+                                   std::chrono::system_clock::now());
+        auto d = r.all();
         return d.ok() ? srv::AdmissionResponse::allow(warningTexts(d)) : srv::AdmissionResponse::deny(d.errors, warningTexts(d));
     };
+    wh.handle(std::string(srv::kValidateTrainJobPath), std::string(srv::kValidateTrainJobName), validate);
+    auto runtimeHandler = validate;
     wh.handle(std::string(srv::kValidateTrainingRuntimePath), std::string(srv::kValidateTrainingRuntimeName), runtimeHandler);
     wh.handle(std::string(srv::kValidateClusterTrainingRuntimePath), std::string(srv::kValidateClusterTrainingRuntimeName),
               runtimeHandler);
@@ -243,6 +237,16 @@ int cmdRun(const Args& args, Io& io) {
     });
     health.setReady("plugins", true);
 
+    // The Kubernetes API over the store (embedded mode); --api-bind-address 0 turns it off.
+    std::unique_ptr<EmbeddedApi> api;
+    if (auto apiOptions = embeddedApiOptions(args, storePath); apiOptions.bindAddress != "0") {
+        api = std::make_unique<EmbeddedApi>(store, registry, framework);
+        if (auto err = api->start(ioc, apiOptions); !err.empty()) {
+            setup.error("Unable to serve the Kubernetes API", {{"address", apiOptions.bindAddress}, {"error", err}});
+            return fail();
+        }
+    }
+
     // Webhooks and HTTPS metrics need certificates.
     std::unique_ptr<srv::CertWatcher> certs;
     if (!cfg.webhookCertDir.empty()) {
@@ -299,6 +303,7 @@ int cmdRun(const Args& args, Io& io) {
         }
     }
     stopServers();
+    if (api) api->stop();
     joinIo();
     setup.info("Stopped");
     return exitCode;

@@ -1,7 +1,7 @@
 // apply, get and delete: kubectl-like access to the embedded store (DESIGN §5).
 #include "core/api/admission.hpp"
 #include "core/cli/cli.hpp"
-#include "core/cli/printers.hpp"
+#include "core/apiserver/printers.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/json/io.hpp"
 #include "core/plugin/framework.hpp"
@@ -190,8 +190,8 @@ int cmdApply(const Args& args, Io& io) {
 
 int cmdGet(const Args& args, Io& io) {
     const std::string format = args.get("output", "");
-    if (format != "" && format != "json" && format != "yaml" && format != "wide") {
-        io.err << "error: --output: unsupported format \"" << format << "\" (json, yaml, wide)\n";
+    if (format != "" && format != "json" && format != "yaml" && format != "wide" && format != "name") {
+        io.err << "error: --output: unsupported format \"" << format << "\" (json, yaml, wide, name)\n";
         return 1;
     }
     auto store = openStore(args, io);
@@ -210,7 +210,8 @@ int cmdGet(const Args& args, Io& io) {
             const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
             auto obj = store->get(ObjectKey{type.apiVersion, type.kind, ns, name});
             if (!obj) continue;
-            if (format == "json" || format == "yaml") print(*obj);
+            if (format == "name") io.out << appliedName(keyOf(*obj)) << "\n";
+            else if (format == "json" || format == "yaml") print(*obj);
             else io.out << printTable({*obj}, type.kind, format == "wide", now);
             return 0;
         }
@@ -225,6 +226,11 @@ int cmdGet(const Args& args, Io& io) {
                                  all || !type.namespaced ? std::nullopt : std::optional<std::string>(ns));
         if (format == "json" || format == "yaml") {
             everything.insert(everything.end(), items.begin(), items.end());
+            continue;
+        }
+        if (format == "name") {
+            for (auto const& o : items) io.out << appliedName(keyOf(o)) << "\n";
+            printed = printed || !items.empty();
             continue;
         }
         if (items.empty()) continue;

@@ -3,6 +3,7 @@
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/plugin/pipeline.hpp"
+#include "core/server/webhook.hpp"
 #include "core/store/store.hpp"
 
 #include <map>
@@ -33,21 +34,35 @@ Diagnostics validateRuntimeObject(const Framework& framework, const json::object
     return d;
 }
 
-Diagnostics admitObject(const Framework& framework, json::object& obj, const json::object* old,
-                        const ClusterReader& cluster, std::chrono::system_clock::time_point now) {
-    switch (kindOf(obj)) {
+AdmissionResult admit(const Framework& framework, json::object& obj, const json::object* old,
+                      const ClusterReader& cluster, std::chrono::system_clock::time_point now) {
+    AdmissionResult r;
+    auto kind = kindOf(obj);
+    if (kind == ObjectKind::Other) return r;
+    applyDefaults(obj);
+    if (kind == ObjectKind::TrainJob) stampRuntimePatchTimes(obj, old, formatRfc3339(now));
+    r.schema = validateSchema(obj, old);
+    if (!r.schema.ok()) return r;
+    switch (kind) {
     case ObjectKind::TrainJob:
-        applyDefaults(obj);
-        stampRuntimePatchTimes(obj, old, formatRfc3339(now));
-        return validateTrainJob(framework, obj, old, cluster);
+        r.webhookName = server::kValidateTrainJobName;
+        r.webhook = admitTrainJob(framework, obj, old, cluster);
+        break;
     case ObjectKind::TrainingRuntime:
     case ObjectKind::ClusterTrainingRuntime:
-        applyDefaults(obj);
-        return validateRuntimeObject(framework, obj, old);
+        r.webhookName = kind == ObjectKind::TrainingRuntime ? server::kValidateTrainingRuntimeName
+                                                            : server::kValidateClusterTrainingRuntimeName;
+        r.webhook = validateRuntimeObject(framework, obj, old);
+        break;
     case ObjectKind::Other:
         break;
     }
-    return {};
+    return r;
+}
+
+Diagnostics admitObject(const Framework& framework, json::object& obj, const json::object* old,
+                        const ClusterReader& cluster, std::chrono::system_clock::time_point now) {
+    return admit(framework, obj, old, cluster, now).all();
 }
 
 std::optional<json::object> OverlayReader::get(const ObjectKey& key) const {

@@ -12,7 +12,28 @@
 
 namespace trainer::core::controller {
 
-// Runs the whole admission chain on `obj` in place (defaults and mutations applied).
+// Admission as the API server reports it: errors of the CRD schema and CEL rules (a 422 Invalid
+// naming the object) apart from a validating webhook's denial (a 403 naming the webhook).
+struct AdmissionResult {
+    Diagnostics schema;
+    Diagnostics webhook;
+    std::string webhookName;  // the validating webhook that judged the object, "" for other kinds
+    bool ok() const { return schema.ok() && webhook.ok(); }
+    Diagnostics all() const {
+        Diagnostics d = schema;
+        d.append(webhook);
+        return d;
+    }
+};
+
+// The one admission path (API server, webhooks, CLI): structural defaults, the mutating
+// webhook's time stamps, schema and CEL, then the validating webhook with the plugins. `obj` is
+// changed in place; objects that are not trainer kinds pass unchanged. `old` is the stored object
+// on UPDATE.
+AdmissionResult admit(const Framework& framework, json::object& obj, const json::object* old,
+                      const ClusterReader& cluster, std::chrono::system_clock::time_point now);
+
+// Runs the whole admission chain on `obj` in place (defaults and mutations applied): admit().all().
 // Objects that are not trainer kinds pass unchanged. `old` is the stored object on UPDATE.
 Diagnostics admitObject(const Framework& framework, json::object& obj, const json::object* old,
                         const ClusterReader& cluster, std::chrono::system_clock::time_point now);

@@ -142,10 +142,18 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     uint64_t nextId = 0;
     std::map<uint64_t, std::weak_ptr<Connection>> connections;
 
+    Response error(unsigned status, std::string message) const {
+        return opts.errors ? opts.errors(status, message) : plainError(status, std::move(message));
+    }
+
+    static bool matches(const Route& r, const std::string& path) {
+        return r.prefix ? path.compare(0, r.path.size(), r.path) == 0 : r.path == path;
+    }
+
     Response dispatch(const Request& req) const {
         std::string allowed;
         for (const auto& r : routes) {
-            if (r.path != req.path) continue;
+            if (!matches(r, req.path)) continue;
             if (r.method == req.method) {
                 try {
                     return r.handler(req);
@@ -154,12 +162,12 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 } catch (...) {
                     logger.error("handler failed", {{"path", req.path}});
                 }
-                return plainError(500, "internal error");
+                return error(500, "internal error");
             }
             allowed += (allowed.empty() ? "" : ", ") + r.method;
         }
-        if (allowed.empty()) return plainError(404, "404 page not found");
-        auto res = plainError(405, "method " + req.method + " not allowed");
+        if (allowed.empty()) return error(404, "404 page not found");
+        auto res = error(405, "method " + req.method + " not allowed");
         res.headers.emplace_back("Allow", allowed);
         return res;
     }
@@ -179,11 +187,43 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         co_return ec;
     }
 
+    // Sends a streamed body as chunks until the stream is done, the peer fails or the server stops.
+    template <class Stream>
+    asio::awaitable<beast::error_code> writeStream(Stream& s, Connection& c, const Response& r, unsigned version) {
+        http::response<http::empty_body> res{static_cast<http::status>(r.status), version};
+        res.set(http::field::server, "trainer-operator");
+        res.set(http::field::content_type, r.contentType);
+        for (const auto& [k, v] : r.headers) res.set(k, v);
+        res.chunked(true);
+        res.keep_alive(false);
+        http::response_serializer<http::empty_body> sr{res};
+        c.stream.expires_after(opts.bodyTimeout);
+        auto [hec, hn] = co_await http::async_write_header(s, sr, kTuple);
+        if (hec) co_return hec;
+        asio::steady_timer timer(c.stream.get_executor());
+        while (!stopped) {
+            StreamChunk chunk = r.stream->poll();
+            if (!chunk.data.empty()) {
+                c.stream.expires_after(opts.bodyTimeout);
+                auto [wec, wn] = co_await asio::async_write(s, http::make_chunk(asio::buffer(chunk.data)), kTuple);
+                if (wec) co_return wec;
+            }
+            if (chunk.done) break;
+            if (chunk.data.empty()) {
+                timer.expires_after(r.stream->idle());
+                co_await timer.async_wait(kTuple);
+            }
+        }
+        c.stream.expires_after(opts.bodyTimeout);
+        auto [lec, ln] = co_await asio::async_write(s, http::make_chunk_last(), kTuple);
+        co_return lec;
+    }
+
     // Answers an unreadable request, then reads and discards what the client still sends so it
     // sees the answer instead of a reset.
     template <class Stream>
     asio::awaitable<void> refuse(Stream& s, Connection& c, unsigned status, std::string message, bool plain) {
-        co_await write(s, c, plainError(status, std::move(message)), 11, false);
+        co_await write(s, c, error(status, std::move(message)), 11, false);
         beast::error_code ec;
         if (plain) c.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
         c.stream.expires_after(kDrainTime);
@@ -241,6 +281,10 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
             if (!rec) req.remote = ep.address().to_string() + ":" + std::to_string(ep.port());
             if (stopped) co_return;
             Response res = dispatch(req);
+            if (res.stream) {
+                co_await writeStream(s, c, res, msg.version());
+                co_return;
+            }
             bool keepAlive = msg.keep_alive() && !stopped;
             auto wec = co_await write(s, c, res, msg.version(), keepAlive);
             if (wec || !keepAlive) co_return;

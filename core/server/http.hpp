@@ -29,12 +29,28 @@ struct Request {
     std::string header(std::string_view name) const;
 };
 
+// A response body produced over time (a watch): the server sends the headers with chunked
+// transfer encoding, then calls poll() from the connection's strand until it reports `done`,
+// writing each non-empty `data` as one chunk and waiting `idle` between empty polls. poll() must
+// not block. The stream is dropped (without another poll) when the client goes away or the server stops.
+struct StreamChunk {
+    std::string data;
+    bool done = false;
+};
+class ResponseStream {
+public:
+    virtual ~ResponseStream() = default;
+    virtual StreamChunk poll() = 0;
+    virtual std::chrono::milliseconds idle() const { return std::chrono::milliseconds(50); }
+};
+
 // What a handler answers.
 struct Response {
     unsigned status = 200;
     std::string contentType = "text/plain; charset=utf-8";
     std::string body;
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+    std::shared_ptr<ResponseStream> stream;                     // set: body is streamed, `body` unused
 };
 
 // Handlers run on the connection's strand and must not throw (a throw becomes a 500).
@@ -42,9 +58,13 @@ using Handler = std::function<Response(const Request&)>;
 
 struct Route {
     std::string method;
-    std::string path;  // exact match
+    std::string path;  // exact match, or a prefix when `prefix`
     Handler handler;
+    bool prefix = false;
 };
+
+// Answers a request the server itself refuses (404, 405, 413, 400, 500) in the caller's format.
+using ErrorResponder = std::function<Response(unsigned status, const std::string& message)>;
 
 // Parsed bind address: ":8081" (all interfaces), "127.0.0.1:8081", "[::1]:8081", "0" (disabled).
 struct BindAddress {
@@ -66,6 +86,7 @@ struct ServerOptions {
     std::chrono::milliseconds headerTimeout{10000};
     std::chrono::milliseconds bodyTimeout{30000};    // request body
     TlsProvider tls;                                  // empty = plain HTTP
+    ErrorResponder errors;                            // empty = plain-text errors
 };
 
 // Serves `routes`: unknown path → 404, wrong method → 405, unparsable request → 400, body over the

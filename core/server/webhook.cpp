@@ -72,7 +72,9 @@ std::optional<AdmissionRequest> parseReview(const Request& req, std::string& api
         return std::nullopt;
     }
     boost::system::error_code ec;
-    json::value doc = json::parse(req.body, ec);
+    json::parse_options opts;
+    opts.max_depth = 512;  // objects nest deeper than Boost.JSON's default 32 (a CRD's schema)
+    json::value doc = json::parse(req.body, ec, {}, opts);
     if (ec) {
         error = "couldn't decode AdmissionReview: " + ec.message();
         return std::nullopt;

@@ -68,7 +68,9 @@ private:
 
 json::object parseBody(const std::string& text, const ObjectKey& key) {
     boost::system::error_code ec;
-    auto v = json::parse(text, ec);
+    json::parse_options opts;
+    opts.max_depth = 1024;  // what the API accepts (512) with room; Boost.JSON's default is 32
+    auto v = json::parse(text, ec, {}, opts);
     if (ec || !v.is_object()) throw std::runtime_error("corrupt object " + key.display() + " in store: not a JSON object");
     return std::move(v.as_object());
 }

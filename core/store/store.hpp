@@ -26,6 +26,7 @@ struct StoreResult {
     StoreStatus status = StoreStatus::Ok;
     std::string message;
     json::object object;
+    bool pending = false;  // remove: marked for deletion, waiting for finalizers
     bool ok() const { return status == StoreStatus::Ok; }
 };
 
@@ -82,6 +83,16 @@ std::optional<std::chrono::system_clock::time_point> parseRfc3339(std::string_vi
 // A random RFC 4122 version 4 UUID, lower-case.
 std::string newUuid();
 
+// How a delete treats the objects the deleted one owns (metav1.DeletionPropagation).
+enum class Propagation { Background, Foreground, Orphan };
+
+// A delete's options (metav1.DeleteOptions): propagation and preconditions (empty = none).
+struct DeleteOptions {
+    Propagation propagation = Propagation::Background;
+    std::string uid;
+    std::string resourceVersion;
+};
+
 // The store seam. Every call returns a value; nothing throws across it. Thread-safe.
 class Store : public ClusterReader {
 public:
@@ -101,7 +112,13 @@ public:
     virtual ApplyResult apply(const json::object& obj, std::string_view fieldManager) = 0;
     // Deletes the object and, in the same transaction, every object left without an existing
     // owner by it (ownerReferences by uid), recursively. Returns the deleted object.
-    virtual StoreResult remove(const ObjectKey& key) = 0;
+    StoreResult remove(const ObjectKey& key) { return remove(key, DeleteOptions{}); }
+    // Deletes as the API server does: an object with finalizers only gets
+    // metadata.deletionTimestamp (the result's object carries it; `pending` is true) and goes when
+    // an update removes its last finalizer; Background collects dependents left without an
+    // existing owner, recursively; Foreground deletes them before the owner; Orphan removes the
+    // owner's reference from them and keeps them. Preconditions that do not hold are Conflict.
+    virtual StoreResult remove(const ObjectKey& key, const DeleteOptions& options) = 0;
     // Changes with revision > `revision`, oldest first, at most `limit`. Sees other processes'
     // writes to the same store.
     virtual std::vector<Change> changesSince(int64_t revision, size_t limit) const = 0;

@@ -1,5 +1,6 @@
 #include "core/store/txn_store.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <set>
 
@@ -131,6 +132,9 @@ struct Messages {
     std::string resource(const ObjectKey& k) const { return table.qualifiedResource(k.apiVersion, k.kind); }
     std::string notFound(const ObjectKey& k) const { return resource(k) + " \"" + k.name + "\" not found"; }
     std::string exists(const ObjectKey& k) const { return resource(k) + " \"" + k.name + "\" already exists"; }
+    std::string conflictDetail(const ObjectKey& k, std::string_view detail) const {
+        return "Operation cannot be fulfilled on " + resource(k) + " \"" + k.name + "\": " + std::string(detail);
+    }
     std::string conflict(const ObjectKey& k) const {
         return "Operation cannot be fulfilled on " + resource(k) + " \"" + k.name +
                "\": the object has been modified; please apply your changes to the latest version and try again";
@@ -184,6 +188,87 @@ std::string randomSuffix() {
 
 }  // namespace
 
+namespace {
+
+bool hasFinalizers(const json::object& o) {
+    auto const& m = metaOf(o);
+    auto it = m.find("finalizers");
+    return it != m.end() && it->value().is_array() && !it->value().as_array().empty();
+}
+
+bool markedForDeletion(const json::object& o) { return metaOf(o).contains("deletionTimestamp"); }
+
+// Gives `obj` a deletionTimestamp (once) and records it: it waits for its finalizers.
+void markDeleted(StoreTxn& txn, const ObjectKey& key, json::object& obj, const std::string& stamp) {
+    if (markedForDeletion(obj)) return;
+    auto& m = metaOf(obj);
+    m["deletionTimestamp"] = stamp;
+    m["deletionGracePeriodSeconds"] = 0;
+    commitObject(txn, key, obj, ChangeType::Modified);
+}
+
+// Erases `obj` (or marks it when it has finalizers) and what it owns, per `propagation`.
+// Returns the root's final state.
+json::object deleteTree(StoreTxn& txn, const ObjectKey& rootKey, json::object root, Propagation propagation,
+                        const std::string& stamp, bool& pending) {
+    pending = false;
+    if (hasFinalizers(root)) {
+        markDeleted(txn, rootKey, root, stamp);
+        pending = true;
+        return root;
+    }
+    std::string rootUid = strOf(metaOf(root), "uid");
+    if (propagation == Propagation::Orphan) {
+        for (auto const& depKey : txn.dependents(rootUid)) {
+            auto dep = txn.read(depKey);
+            if (!dep) continue;
+            auto& refs = metaOf(*dep)["ownerReferences"];
+            if (refs.is_array()) {
+                json::array kept;
+                for (auto const& ref : refs.as_array())
+                    if (!(ref.is_object() && strOf(ref.as_object(), "uid") == rootUid)) kept.push_back(ref);
+                refs = std::move(kept);
+            }
+            commitObject(txn, depKey, *dep, ChangeType::Modified);
+        }
+    }
+    std::vector<std::pair<ObjectKey, json::object>> work{{rootKey, root}};
+    std::vector<std::pair<ObjectKey, json::object>> order;  // erase order
+    std::set<ObjectKey> seen;
+    while (!work.empty()) {
+        auto [key, obj] = std::move(work.back());
+        work.pop_back();
+        if (!seen.insert(key).second) continue;
+        if (hasFinalizers(obj)) {
+            markDeleted(txn, key, obj, stamp);
+            continue;
+        }
+        txn.erase(key);
+        order.emplace_back(key, obj);
+        if (propagation == Propagation::Orphan && key == rootKey) continue;
+        // Dependents left with no existing owner are collected.
+        for (auto const& depKey : txn.dependents(strOf(metaOf(obj), "uid"))) {
+            auto dep = txn.read(depKey);
+            if (!dep) continue;
+            bool orphan = true;
+            for (auto const& uid : ownerUids(*dep)) orphan = orphan && !txn.uidExists(uid);
+            if (orphan) work.emplace_back(depKey, std::move(*dep));
+        }
+    }
+    // Foreground: dependents' deletions are recorded before their owner's.
+    if (propagation == Propagation::Foreground) std::reverse(order.begin(), order.end());
+    json::object result = root;
+    for (auto& [key, obj] : order) {
+        int64_t rev = txn.revision() + 1;
+        metaOf(obj)["resourceVersion"] = std::to_string(rev);
+        txn.record(Change{rev, ChangeType::Deleted, key, obj});
+        if (key == rootKey) result = obj;
+    }
+    return result;
+}
+
+}  // namespace
+
 StoreResult TxnStore::create(const json::object& input) {
     Messages msg{options_.resources};
     return write<StoreResult>([&](StoreTxn& txn, StoreResult& r) {
@@ -228,6 +313,10 @@ StoreResult TxnStore::update(const json::object& input) {
         }
         if (specOf(next) != specOf(*current)) metaOf(next)["generation"] = generationOf(*current) + 1;
         commitObject(txn, key, next, ChangeType::Modified);
+        if (markedForDeletion(next) && !hasFinalizers(next)) {
+            bool pending = false;
+            next = deleteTree(txn, key, std::move(next), Propagation::Background, "", pending);
+        }
         r.object = std::move(next);
     });
 }
@@ -292,38 +381,32 @@ ApplyResult TxnStore::apply(const json::object& input, std::string_view fieldMan
         if (specOf(next) != specOf(*current)) nm["generation"] = generationOf(*current) + 1;
         setManager(next, fieldManager, stamp);
         commitObject(txn, key, next, ChangeType::Modified);
+        if (markedForDeletion(next) && !hasFinalizers(next)) {
+            bool pending = false;
+            next = deleteTree(txn, key, std::move(next), Propagation::Background, "", pending);
+        }
         r.object = std::move(next);
         r.outcome = ApplyOutcome::Configured;
     });
 }
 
-StoreResult TxnStore::remove(const ObjectKey& root) {
+StoreResult TxnStore::remove(const ObjectKey& root, const DeleteOptions& options) {
     Messages msg{options_.resources};
+    auto stamp = formatRfc3339(now());
     return write<StoreResult>([&](StoreTxn& txn, StoreResult& r) {
         auto first = txn.read(root);
         if (!first) return fail(r, StoreStatus::NotFound, msg.notFound(root));
-        std::vector<std::pair<ObjectKey, json::object>> work{{root, std::move(*first)}};
-        std::set<ObjectKey> erased;
-        bool isRoot = true;
-        while (!work.empty()) {
-            auto [key, obj] = std::move(work.back());
-            work.pop_back();
-            if (!erased.insert(key).second) continue;
-            txn.erase(key);
-            int64_t rev = txn.revision() + 1;
-            metaOf(obj)["resourceVersion"] = std::to_string(rev);
-            txn.record(Change{rev, ChangeType::Deleted, key, obj});
-            if (isRoot) r.object = obj;
-            isRoot = false;
-            // Dependents left with no existing owner are collected, like background deletion.
-            for (auto const& depKey : txn.dependents(strOf(metaOf(obj), "uid"))) {
-                auto dep = txn.read(depKey);
-                if (!dep) continue;
-                bool orphan = true;
-                for (auto const& uid : ownerUids(*dep)) orphan = orphan && !txn.uidExists(uid);
-                if (orphan) work.emplace_back(depKey, std::move(*dep));
-            }
-        }
+        auto const& m = metaOf(*first);
+        if (!options.uid.empty() && options.uid != strOf(m, "uid"))
+            return fail(r, StoreStatus::Conflict,
+                        msg.conflictDetail(root, "Precondition failed: UID in precondition: " + options.uid +
+                                                     ", UID in object meta: " + strOf(m, "uid")));
+        if (!options.resourceVersion.empty() && options.resourceVersion != strOf(m, "resourceVersion"))
+            return fail(r, StoreStatus::Conflict,
+                        msg.conflictDetail(root, "Precondition failed: ResourceVersion in precondition: " +
+                                                     options.resourceVersion + ", ResourceVersion in object meta: " +
+                                                     strOf(m, "resourceVersion")));
+        r.object = deleteTree(txn, root, std::move(*first), options.propagation, stamp, r.pending);
     });
 }
 

@@ -40,7 +40,8 @@ public:
     StoreResult update(const json::object& obj) final;
     StoreResult updateStatus(const json::object& obj) final;
     ApplyResult apply(const json::object& obj, std::string_view fieldManager) final;
-    StoreResult remove(const ObjectKey& key) final;
+    using Store::remove;
+    StoreResult remove(const ObjectKey& key, const DeleteOptions& options) final;
     const ResourceTable& resources() const { return options_.resources; }
 
 protected:

@@ -64,7 +64,7 @@ public:
     Operator(const std::string& store, const std::string& log, std::vector<std::string> extra = {}) : log_(log) {
         std::vector<std::string> args{kBin, "run", "--plugin-dir", kPlugins, "--store", store,
                                       "--health-probe-bind-address", "127.0.0.1:0", "--metrics-bind-address",
-                                      "127.0.0.1:0"};
+                                      "127.0.0.1:0", "--api-bind-address", "0"};
         args.insert(args.end(), extra.begin(), extra.end());
         pid_ = ::fork();
         BOOST_REQUIRE(pid_ >= 0);

@@ -1,7 +1,7 @@
 // kubectl-like `get` tables with a fixed clock.
 #include <boost/test/unit_test.hpp>
 
-#include "core/cli/printers.hpp"
+#include "core/apiserver/printers.hpp"
 #include "core/json/io.hpp"
 #include "store_test_util.hpp"
 

@@ -483,3 +483,82 @@ BOOST_AUTO_TEST_CASE(rfc3339_round_trip) {
     BOOST_TEST(formatRfc3339(system_clock::time_point{} + milliseconds(1500)) == "1970-01-01T00:00:01Z");
     BOOST_TEST((*parseRfc3339(formatRfc3339(fixedNow())) == fixedNow()));
 }
+
+namespace {
+json::object withFinalizer(json::object o, const char* finalizer) {
+    o["metadata"].as_object()["finalizers"] = json::array{finalizer};
+    return o;
+}
+bool present(const Store& s, const char* kind, const char* name) {
+    std::string apiVersion = std::string(kind) == "TrainJob" ? "trainer.kubeflow.org/v1alpha1" : "v1";
+    return s.get(ObjectKey{apiVersion, kind, "default", name}).has_value();
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(remove_waits_for_finalizers, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto job = store->create(withFinalizer(trainJob("x"), "example.com/cleanup")).object;
+    store->create(ownedBy(configMap("x-snapshot"), job));
+    auto r = store->remove(kJob);
+    BOOST_TEST_REQUIRE(r.ok(), r.message);
+    BOOST_TEST(r.pending);
+    BOOST_TEST(meta(r.object, "deletionTimestamp") == "2024-05-01T12:00:00Z");
+    BOOST_TEST(present(*store, "TrainJob", "x"));
+    BOOST_TEST(present(*store, "ConfigMap", "x-snapshot"));
+    // A second delete changes nothing more.
+    auto rev = store->revision();
+    BOOST_TEST(store->remove(kJob).pending);
+    BOOST_TEST(store->revision() == rev);
+    // Removing the last finalizer completes the deletion, dependents included.
+    auto current = *store->get(kJob);
+    current["metadata"].as_object()["finalizers"] = json::array{};
+    auto u = store->update(current);
+    BOOST_TEST_REQUIRE(u.ok(), u.message);
+    BOOST_TEST(!present(*store, "TrainJob", "x"));
+    BOOST_TEST(!present(*store, "ConfigMap", "x-snapshot"));
+    auto changes = store->changesSince(rev, 10);
+    BOOST_TEST_REQUIRE(changes.size() == 3u);
+    BOOST_TEST(changes[0].type == ChangeType::Modified);
+    BOOST_TEST(changes[1].type == ChangeType::Deleted);
+    BOOST_TEST(changes[1].key.display() == "TrainJob default/x");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(remove_propagation_policies, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto job = store->create(trainJob("x")).object;
+    store->create(ownedBy(configMap("child"), job));
+    // Orphan: the dependent stays, without the reference to the deleted owner.
+    auto r = store->remove(kJob, DeleteOptions{Propagation::Orphan, "", ""});
+    BOOST_TEST_REQUIRE(r.ok(), r.message);
+    auto child = store->get(ObjectKey{"v1", "ConfigMap", "default", "child"});
+    BOOST_TEST_REQUIRE(child.has_value());
+    BOOST_TEST(child->at("metadata").as_object().at("ownerReferences").as_array().empty());
+
+    // Foreground: dependents' deletions come before the owner's in the change feed.
+    job = store->create(trainJob("x")).object;
+    store->create(ownedBy(configMap("child2"), job));
+    auto before = store->revision();
+    BOOST_TEST(store->remove(kJob, DeleteOptions{Propagation::Foreground, "", ""}).ok());
+    auto changes = store->changesSince(before, 10);
+    BOOST_TEST_REQUIRE(changes.size() == 2u);
+    BOOST_TEST(changes[0].key.display() == "ConfigMap default/child2");
+    BOOST_TEST(changes[1].key.display() == "TrainJob default/x");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(remove_preconditions, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto job = store->create(trainJob("x")).object;
+    auto wrongUid = store->remove(kJob, DeleteOptions{Propagation::Background, "other-uid", ""});
+    BOOST_TEST(wrongUid.status == StoreStatus::Conflict);
+    BOOST_TEST(wrongUid.message.find("Precondition failed: UID in precondition: other-uid") != std::string::npos,
+               wrongUid.message);
+    auto staleRv = store->remove(kJob, DeleteOptions{Propagation::Background, "", "999"});
+    BOOST_TEST(staleRv.status == StoreStatus::Conflict);
+    BOOST_TEST(present(*store, "TrainJob", "x"));
+    BOOST_TEST(store->remove(kJob, DeleteOptions{Propagation::Background, meta(job, "uid"), meta(job, "resourceVersion")})
+                   .ok());
+    BOOST_TEST(!present(*store, "TrainJob", "x"));
+}

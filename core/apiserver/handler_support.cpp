@@ -1,0 +1,217 @@
+#include "core/apiserver/handler_support.hpp"
+
+#include "core/apiserver/table.hpp"
+#include "core/api/schema.hpp"
+#include "core/json/io.hpp"
+
+#include <algorithm>
+
+namespace trainer::core::apiserver {
+
+std::string strOf(const json::object& o, std::string_view k) {
+    auto* v = o.if_contains(k);
+    return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+const json::object& metaOf(const json::object& o) {
+    static const json::object empty;
+    auto* v = o.if_contains("metadata");
+    return v && v->is_object() ? v->as_object() : empty;
+}
+
+json::object& metaOf(json::object& o) {
+    auto& v = o["metadata"];
+    if (!v.is_object()) v = json::object{};
+    return v.as_object();
+}
+
+ObjectKey keyFor(const HandlerContext& ctx, const std::string& name) {
+    return ObjectKey{ctx.resource.apiVersion(), ctx.resource.kind, ctx.resource.namespaced ? ctx.info.ns : "", name};
+}
+
+ApiError storeError(const HandlerContext& ctx, const ObjectKey& key, const StoreResult& r) {
+    auto resource = ctx.resource.groupResource();
+    switch (r.status) {
+    case StoreStatus::NotFound: return notFound(resource, key.name);
+    case StoreStatus::AlreadyExists: return alreadyExists(resource, key.name);
+    case StoreStatus::Conflict: {
+        auto e = conflict(resource, key.name, "");
+        e.message = r.message;
+        return e;
+    }
+    case StoreStatus::Invalid: {
+        ApiError e{Reason::Invalid, r.message, {}};
+        return e;
+    }
+    case StoreStatus::Ok:
+    case StoreStatus::Error: break;
+    }
+    return internalError(r.message);
+}
+
+namespace {
+
+std::string mediaType(const std::string& contentType) {
+    auto semi = contentType.find(';');
+    std::string t = contentType.substr(0, semi);
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    return t;
+}
+
+bool isYaml(const std::string& media) {
+    return media == "application/yaml" || media == "application/apply-patch+yaml" || media == "text/yaml";
+}
+
+}  // namespace
+
+std::optional<json::object> decodeBody(const HandlerContext& ctx, ApiError& error) {
+    const auto& body = ctx.request.body;
+    auto media = mediaType(ctx.request.header("content-type"));
+    if (!media.empty() && media != "application/json" && !isYaml(media) && media.find("json") == std::string::npos) {
+        error = {Reason::UnsupportedMediaType,
+                 "the body of the request was in an unknown format - accepted media types include: "
+                 "application/json, application/yaml",
+                 {}};
+        return std::nullopt;
+    }
+    json::value v;
+    if (isYaml(media)) {
+        std::vector<json::value> docs;
+        std::string err;
+        if (!parseYaml(body, docs, err)) {
+            error = badRequest("error converting YAML to JSON: yaml: " + err);
+            return std::nullopt;
+        }
+        if (docs.size() != 1) {
+            error = badRequest(docs.empty() ? "Object 'Kind' is missing in '" + body + "'"
+                                            : "error converting YAML to JSON: more than one document");
+            return std::nullopt;
+        }
+        v = std::move(docs.front());
+    } else {
+        boost::system::error_code ec;
+        json::parse_options po;
+        po.max_depth = 512;
+        v = json::parse(body, ec, {}, po);
+        if (ec) {
+            error = badRequest("couldn't get version/kind; json parse error: " + ec.message());
+            return std::nullopt;
+        }
+    }
+    if (!v.is_object()) {
+        error = badRequest("couldn't get version/kind; json parse error: json: cannot unmarshal " +
+                           std::string(v.is_array() ? "array" : "value") + " into Go value of type struct");
+        return std::nullopt;
+    }
+    return std::move(v.as_object());
+}
+
+std::optional<ApiError> checkIdentity(const HandlerContext& ctx, json::object& obj, const std::string& name) {
+    auto const& r = ctx.resource;
+    std::string apiVersion = strOf(obj, "apiVersion"), kind = strOf(obj, "kind");
+    if (kind.empty()) return badRequest("Object 'Kind' is missing in '" + json::serialize(obj).substr(0, 256) + "'");
+    if (apiVersion.empty()) obj["apiVersion"] = apiVersion = r.apiVersion();
+    if (apiVersion != r.apiVersion() || kind != r.kind)
+        return badRequest("the API version in the data (" + apiVersion + ") does not match the expected API version (" +
+                          r.apiVersion() + ")" + (kind != r.kind ? "; kind " + kind + " is not " + r.kind : ""));
+    auto& m = metaOf(obj);
+    if (r.namespaced) {
+        auto ns = strOf(m, "namespace");
+        if (ns.empty()) m["namespace"] = ctx.info.ns;
+        else if (ns != ctx.info.ns)
+            return badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    } else {
+        m.erase("namespace");
+    }
+    if (!name.empty()) {
+        auto given = strOf(m, "name");
+        if (given.empty()) m["name"] = name;
+        else if (given != name)
+            return badRequest("the name of the object (" + given + ") does not match the name on the URL (" + name + ")");
+    }
+    return std::nullopt;
+}
+
+std::string fieldManager(const HandlerContext& ctx) {
+    if (auto it = ctx.query.find("fieldManager"); it != ctx.query.end() && !it->second.empty()) return it->second;
+    auto ua = ctx.request.header("user-agent");
+    auto slash = ua.find('/');
+    std::string prefix = ua.substr(0, slash);
+    return prefix.empty() ? "unknown" : prefix.substr(0, 128);
+}
+
+std::chrono::system_clock::time_point now(const HandlerContext& ctx) {
+    return ctx.options.clock ? ctx.options.clock() : std::chrono::system_clock::now();
+}
+
+std::string nowStamp(const HandlerContext& ctx) { return formatRfc3339(now(ctx)); }
+
+bool wantsTable(const HandlerContext& ctx) {
+    return ctx.request.header("accept").find("as=Table") != std::string::npos;
+}
+
+bool queryFlag(const HandlerContext& ctx, const char* name) {
+    auto it = ctx.query.find(name);
+    return it != ctx.query.end() && (it->second == "true" || it->second == "1" || it->second == "All");
+}
+
+server::Response objectResponse(const HandlerContext& ctx, unsigned status, const json::object& obj,
+                                const std::vector<std::string>& warnings) {
+    server::Response r;
+    r.status = status;
+    r.contentType = "application/json";
+    if (wantsTable(ctx)) {
+        r.body = json::serialize(tableOf(ctx, {obj}, strOf(metaOf(obj), "resourceVersion"), ""));
+    } else {
+        r.body = json::serialize(obj);
+    }
+    for (auto const& w : warnings) {
+        std::string text;
+        for (char c : w) text += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+        r.headers.emplace_back("Warning", "299 - \"" + text + "\"");
+    }
+    return r;
+}
+
+ListShapeFn listShapes(const ApiResource& resource) {
+    auto builtin = builtinListShapes(resource.builtin ? resource.kind : "");
+    if (resource.schema.empty()) return builtin;
+    return listShapeFromSchema(&resource.schema, builtin);
+}
+
+json::object tableOf(const ApiResource& resource, const std::vector<json::object>& objects,
+                     const std::string& includeObject, const std::string& rv, const std::string& continueToken,
+                     std::chrono::system_clock::time_point now) {
+    std::string error;
+    auto include = parseIncludeObject(includeObject, error).value_or(IncludeObject::Metadata);
+    auto columns = tableColumns(resource.kind, resource.builtin, resource.printerColumns);
+    return buildTable(objects, columns, include, rv, continueToken, now);
+}
+
+json::object tableOf(const HandlerContext& ctx, const std::vector<json::object>& objects, const std::string& rv,
+                     const std::string& continueToken) {
+    auto it = ctx.query.find("includeObject");
+    return tableOf(ctx.resource, objects, it == ctx.query.end() ? "" : it->second, rv, continueToken, now(ctx));
+}
+
+std::optional<ApiError> admitWrite(const HandlerContext& ctx, json::object& obj, const json::object* old,
+                                   std::vector<std::string>& warnings) {
+    if (!ctx.resource.builtin && !ctx.resource.schema.empty()) applySchemaDefaults(obj, ctx.resource.schema);
+    if (!ctx.admit) return std::nullopt;
+    auto result = ctx.admit(obj, old);
+    for (auto const& w : result.schema.warnings) warnings.push_back(w.message);
+    for (auto const& w : result.webhook.warnings) warnings.push_back(w.message);
+    auto key = keyOf(obj);
+    if (!result.schema.ok()) return invalid(ctx.resource.kind, ctx.resource.group, key.name, result.schema.errors);
+    if (!result.webhook.ok()) {
+        ApiError e{Reason::Forbidden,
+                   "admission webhook \"" + result.webhookName + "\" denied the request: " +
+                       joinErrors(result.webhook.errors),
+                   {}};
+        return e;
+    }
+    return std::nullopt;
+}
+
+}  // namespace trainer::core::apiserver
