@@ -445,8 +445,11 @@ struct Validator {
             if (impl->holds(v, impl->transition ? old : nullptr)) continue;
             std::string_view message = str(r.get_object(), "message");
             std::string fieldPath(str(r.get_object(), "fieldPath"));
+            // As apiextensions' CEL validator words it: field.Invalid(path, <schema type>, message).
+            std::string type(str(s, "type"));
             error(fieldPath.empty() ? path : path + fieldPath,
-                  message.empty() ? "failed rule: " + std::string(rule) : std::string(message));
+                  "Invalid value: \"" + type + "\": " +
+                      (message.empty() ? "failed rule: " + std::string(rule) : std::string(message)));
         }
     }
 

@@ -83,14 +83,14 @@ std::vector<server::Route> ApiServer::routes() {
 }
 
 server::ErrorResponder ApiServer::errorResponder() const {
-    return [](unsigned status, const std::string& message) {
+    return [limit = options_.bodyLimit](unsigned status, const std::string& message) {
         Reason reason = status == 413   ? Reason::RequestEntityTooLarge
                         : status == 404 ? Reason::NotFound
                         : status == 405 ? Reason::MethodNotAllowed
                         : status >= 500 ? Reason::InternalError
                                         : Reason::BadRequest;
         ApiError e{reason, message, {}};
-        if (status == 413) e.message = "the request body is too large: " + message;
+        if (status == 413) e.message = "Request entity too large: limit is " + std::to_string(limit);
         return errorResponse(e);
     };
 }
@@ -120,6 +120,9 @@ server::Response ApiServer::handle(const server::Request& req) {
         if (!doc) return errorResponse(pathNotFound());
         return jsonResponse(200, *doc);
     }
+    for (auto flag : {"watch", "allowWatchBookmarks", "force", "sendInitialEvents"})
+        if (auto it = query.find(flag); it != query.end() && !parseBool(it->second))
+            return errorResponse(badRequest("strconv.ParseBool: parsing \"" + it->second + "\": invalid syntax"));
     auto resource = registry_.find(info->group, info->version, info->resource);
     if (!resource || (info->hasNamespace && !resource->namespaced)) return errorResponse(pathNotFound());
     if (!info->subresource.empty() && (info->subresource != "status" || !resource->statusSubresource))

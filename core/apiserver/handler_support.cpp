@@ -1,5 +1,6 @@
 #include "core/apiserver/handler_support.hpp"
 
+#include "core/apiserver/protobuf.hpp"
 #include "core/apiserver/table.hpp"
 #include "core/api/schema.hpp"
 #include "core/json/io.hpp"
@@ -59,6 +60,11 @@ std::string mediaType(const std::string& contentType) {
     return t;
 }
 
+// The prefix of a body that does not decode (handlers/rest.go transformDecodeError).
+std::string unrecognized(const HandlerContext& ctx) {
+    return "the object provided is unrecognized (must be of type " + ctx.resource.kind + "): ";
+}
+
 bool isYaml(const std::string& media) {
     return media == "application/yaml" || media == "application/apply-patch+yaml" || media == "text/yaml";
 }
@@ -68,6 +74,15 @@ bool isYaml(const std::string& media) {
 std::optional<json::object> decodeBody(const HandlerContext& ctx, ApiError& error) {
     const auto& body = ctx.request.body;
     auto media = mediaType(ctx.request.header("content-type"));
+    if (media == kKubernetesProtobufContentType && ctx.resource.builtin) {
+        auto r = decodeKubernetesProtobuf(body, {ctx.resource.apiVersion(), ctx.resource.kind});
+        if (!r.ok) {
+            error = badRequest(ctx.resource.kind + " in version \"" + ctx.resource.version + "\" cannot be handled as a " +
+                               ctx.resource.kind + ": " + r.error);
+            return std::nullopt;
+        }
+        return std::move(r.object);
+    }
     if (!media.empty() && media != "application/json" && !isYaml(media) && media.find("json") == std::string::npos) {
         error = {Reason::UnsupportedMediaType,
                  "the body of the request was in an unknown format - accepted media types include: "
@@ -95,26 +110,89 @@ std::optional<json::object> decodeBody(const HandlerContext& ctx, ApiError& erro
         po.max_depth = 512;
         v = json::parse(body, ec, {}, po);
         if (ec) {
-            error = badRequest("couldn't get version/kind; json parse error: " + ec.message());
+            error = badRequest(unrecognized(ctx) + "couldn't get version/kind; json parse error: " + ec.message());
             return std::nullopt;
         }
     }
     if (!v.is_object()) {
-        error = badRequest("couldn't get version/kind; json parse error: json: cannot unmarshal " +
-                           std::string(v.is_array() ? "array" : "value") + " into Go value of type struct");
+        error = badRequest(unrecognized(ctx) + "couldn't get version/kind; json parse error: json: cannot unmarshal " +
+                           std::string(v.is_array() ? "array" : "value") + " into Go value of type struct { APIVersion " +
+                           "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }");
         return std::nullopt;
     }
     return std::move(v.as_object());
 }
 
+namespace {
+
+// Maps of strings a Go client would fail to decode otherwise: {kind ("" = any), member path, Go field}.
+struct StringMapField {
+    std::string_view kind;
+    std::string_view parent;
+    std::string_view member;
+    std::string_view goField;
+};
+constexpr StringMapField kStringMaps[] = {
+    {"", "metadata", "labels", "ObjectMeta.metadata.labels"},
+    {"", "metadata", "annotations", "ObjectMeta.metadata.annotations"},
+    {"ConfigMap", "", "data", "ConfigMap.data"},
+    {"ConfigMap", "", "binaryData", "ConfigMap.binaryData"},
+    {"Secret", "", "data", "Secret.data"},
+    {"Secret", "", "stringData", "Secret.stringData"},
+};
+
+std::string_view goTypeName(const json::value& v) {
+    if (v.is_bool()) return "bool";
+    if (v.is_number()) return "number";
+    if (v.is_array()) return "array";
+    if (v.is_object()) return "object";
+    return "string";
+}
+
+// The decode error a typed server gives for a non-string value in a map of strings.
+std::optional<ApiError> typeError(const HandlerContext& ctx, const json::object& obj) {
+    for (auto const& f : kStringMaps) {
+        if (!f.kind.empty() && (!ctx.resource.builtin || ctx.resource.kind != f.kind)) continue;
+        if (f.kind.empty() && !ctx.resource.builtin && f.parent != "metadata") continue;
+        const json::object* parent = &obj;
+        if (!f.parent.empty()) {
+            auto* p = obj.if_contains(f.parent);
+            if (!p || !p->is_object()) continue;
+            parent = &p->as_object();
+        }
+        auto* m = parent->if_contains(f.member);
+        if (!m || m->is_null()) continue;
+        auto bad = [&](const json::value& v) {
+            return badRequest(ctx.resource.kind + " in version \"" + ctx.resource.version + "\" cannot be handled as a " +
+                              ctx.resource.kind + ": json: cannot unmarshal " + std::string(goTypeName(v)) +
+                              " into Go struct field " + std::string(f.goField) + " of type " +
+                              (m->is_object() ? "string" : "map[string]string"));
+        };
+        if (!m->is_object()) return bad(*m);
+        for (auto const& kv : m->as_object())
+            if (!kv.value().is_string() && !kv.value().is_null()) return bad(kv.value());
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<ApiError> checkIdentity(const HandlerContext& ctx, json::object& obj, const std::string& name) {
+    if (auto e = typeError(ctx, obj)) return e;
     auto const& r = ctx.resource;
     std::string apiVersion = strOf(obj, "apiVersion"), kind = strOf(obj, "kind");
+    // Built-in kinds decode with the endpoint's kind as the default, custom resources do not.
+    if (r.builtin && kind.empty()) obj["kind"] = kind = r.kind;
+    if (r.builtin && apiVersion.empty()) obj["apiVersion"] = apiVersion = r.apiVersion();
     if (kind.empty()) return badRequest("Object 'Kind' is missing in '" + json::serialize(obj).substr(0, 256) + "'");
     if (apiVersion.empty()) obj["apiVersion"] = apiVersion = r.apiVersion();
-    if (apiVersion != r.apiVersion() || kind != r.kind)
-        return badRequest("the API version in the data (" + apiVersion + ") does not match the expected API version (" +
-                          r.apiVersion() + ")" + (kind != r.kind ? "; kind " + kind + " is not " + r.kind : ""));
+    if (apiVersion != r.apiVersion() || kind != r.kind) {
+        auto slash = apiVersion.rfind('/');
+        std::string version = slash == std::string::npos ? apiVersion : apiVersion.substr(slash + 1);
+        return badRequest(kind + " in version \"" + version + "\" cannot be handled as a " + r.kind + ": converting (" +
+                          version + "." + kind + ") to (" + (r.group.empty() ? "core" : r.group) + "." + r.kind +
+                          "): unknown conversion");
+    }
     auto& m = metaOf(obj);
     if (r.namespaced) {
         auto ns = strOf(m, "namespace");
@@ -153,7 +231,7 @@ bool wantsTable(const HandlerContext& ctx) {
 
 bool queryFlag(const HandlerContext& ctx, const char* name) {
     auto it = ctx.query.find(name);
-    return it != ctx.query.end() && (it->second == "true" || it->second == "1" || it->second == "All");
+    return it != ctx.query.end() && (it->second == "All" || parseBool(it->second).value_or(false));
 }
 
 server::Response objectResponse(const HandlerContext& ctx, unsigned status, const json::object& obj,

@@ -14,6 +14,20 @@ json::object gvk(const ApiResource& r) {
     return json::object{{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
 }
 
+// "trainer.kubeflow.org" -> "org.kubeflow.trainer".
+std::string reversedGroup(const std::string& group) {
+    std::string out;
+    size_t end = group.size();
+    while (end > 0) {
+        auto dot = group.rfind('.', end - 1);
+        size_t start = dot == std::string::npos ? 0 : dot + 1;
+        out += (out.empty() ? "" : ".") + group.substr(start, end - start);
+        if (dot == std::string::npos) break;
+        end = dot;
+    }
+    return out;
+}
+
 json::array parameters() {
     json::array out;
     for (auto name : {"dryRun", "fieldManager", "fieldValidation", "force"})
@@ -56,10 +70,19 @@ std::optional<json::object> openApiV3Document(const ResourceRegistry& registry, 
         if (r.statusSubresource) paths[base + "/{name}/status"] = itemOperations(r);
     }
     if (paths.empty()) return std::nullopt;
+    // A CRD's schema, as the API server publishes it (named by the reversed group; kubectl explain
+    // finds it by its x-kubernetes-group-version-kind).
+    json::object schemas;
+    for (auto const& r : registry.all()) {
+        if (pathOf(r.group, r.version) != gvPath || r.schema.empty()) continue;
+        json::object schema = r.schema;
+        schema["x-kubernetes-group-version-kind"] = json::array{gvk(r)};
+        schemas[reversedGroup(r.group) + "." + r.version + "." + r.kind] = std::move(schema);
+    }
     return json::object{{"openapi", "3.0.0"},
                         {"info", json::object{{"title", "trainer-operator"}, {"version", "v1.32.0"}}},
                         {"paths", std::move(paths)},
-                        {"components", json::object{{"schemas", json::object{}}}}};
+                        {"components", json::object{{"schemas", std::move(schemas)}}}};
 }
 
 }  // namespace trainer::core::apiserver

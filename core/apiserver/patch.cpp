@@ -1,3 +1,10 @@
+// The upstream code each part follows (readers can open these):
+//   Go's JSON decoding:   https://github.com/golang/go/tree/go1.23.0/src/encoding/json (scanner.go, decode.go)
+//                         https://github.com/kubernetes-sigs/json (strict decoding, PreserveInts)
+//   merge / JSON patch:   https://github.com/evanphx/json-patch/tree/v4.12.0 (merge.go, patch.go)
+//   strategic merge:      https://github.com/kubernetes/apimachinery/tree/v0.32.13/pkg/util/strategicpatch
+//   request handling:     https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go
+//   status wording:       https://github.com/kubernetes/apimachinery/blob/v0.32.13/pkg/api/errors/errors.go
 #include "core/apiserver/patch.hpp"
 
 #include <algorithm>
@@ -17,8 +24,10 @@ namespace trainer::core::apiserver {
 
 namespace {
 
-// encoding/json scanner.go maxNestingDepth; deeper bodies are a syntax error there too.
-constexpr std::size_t kMaxNestingDepth = 10000;
+// Bodies nested deeper fail with encoding/json's "exceeded max depth" syntax error. Go allows
+// 10000 levels (scanner.go maxNestingDepth); this cap is lower so that the recursive merges stay
+// far inside a thread's stack (about 1 MiB at this depth even with sanitizers).
+constexpr std::size_t kMaxNestingDepth = 1000;
 // handlers/patch.go maxJSONPatchOperations.
 constexpr std::size_t kMaxJsonPatchOperations = 10000;
 // jsonpatch.AccumulatedCopySizeLimit as the API server sets it (JSONPatchMaxCopyBytes, 3 MiB).
@@ -248,7 +257,11 @@ std::string goScalarV(const json::value& v) {
 }
 
 // fmt with verb 'v' or 's' of a decoded value: maps print as map[k:v ...] with sorted keys.
-void appendGoValue(std::string& out, const json::value& v, char verb) {
+void appendGoValue(std::string& out, const json::value& v, char verb, std::size_t depth = 0) {
+    if (depth > kMaxNestingDepth && (v.is_object() || v.is_array())) {
+        out += "...";  // documents deeper than any accepted patch body are not printed in full
+        return;
+    }
     if (v.is_object()) {
         std::vector<std::pair<std::string_view, const json::value*>> items;
         for (auto const& kv : v.get_object()) items.emplace_back(kv.key(), &kv.value());
@@ -258,7 +271,7 @@ void appendGoValue(std::string& out, const json::value& v, char verb) {
             if (i) out += ' ';
             out.append(items[i].first);
             out += ':';
-            appendGoValue(out, *items[i].second, verb);
+            appendGoValue(out, *items[i].second, verb, depth + 1);
         }
         out += ']';
     } else if (v.is_array()) {
@@ -267,7 +280,7 @@ void appendGoValue(std::string& out, const json::value& v, char verb) {
         for (auto const& e : v.get_array()) {
             if (!first) out += ' ';
             first = false;
-            appendGoValue(out, e, verb);
+            appendGoValue(out, e, verb, depth + 1);
         }
         out += ']';
     } else if (verb == 's' && !v.is_string()) {
@@ -307,7 +320,11 @@ void appendGoJsonString(std::string& out, std::string_view s) {
 }
 
 // encoding/json Marshal of a decoded value: object keys sorted, HTML characters escaped.
-void appendGoJson(std::string& out, const json::value& v) {
+void appendGoJson(std::string& out, const json::value& v, std::size_t depth = 0) {
+    if (depth > kMaxNestingDepth && (v.is_object() || v.is_array())) {
+        out += "null";  // documents deeper than any accepted patch body are not printed in full
+        return;
+    }
     switch (v.kind()) {
     case json::kind::object: {
         std::vector<std::pair<std::string_view, const json::value*>> items;
@@ -318,7 +335,7 @@ void appendGoJson(std::string& out, const json::value& v) {
             if (i) out += ',';
             appendGoJsonString(out, items[i].first);
             out += ':';
-            appendGoJson(out, *items[i].second);
+            appendGoJson(out, *items[i].second, depth + 1);
         }
         out += '}';
         break;
@@ -329,7 +346,7 @@ void appendGoJson(std::string& out, const json::value& v) {
         for (auto const& e : v.get_array()) {
             if (!first) out += ',';
             first = false;
-            appendGoJson(out, e);
+            appendGoJson(out, e, depth + 1);
         }
         out += ']';
         break;
@@ -1721,13 +1738,10 @@ public:
 
     // mergeMap; nullopt with `error` set on failure.
     std::optional<json::object> mergeMap(json::object original, json::object patch, const Schema& schema) {
-        if (const json::value* d = patch.if_contains(kDirective)) {
-            json::value directive = *d;
-            return mapDirective(directive, std::move(patch));
-        }
+        if (patch.contains(kDirective)) return mapDirective(std::move(patch));
         if (!applyRetainKeys(original, patch) || !mergeElementOrder(original, patch, schema)) return std::nullopt;
         for (auto& kv : patch)
-            if (!mergeField(original, std::string(kv.key()), std::move(kv.value()), schema)) return std::nullopt;
+            if (!mergeField(original, kv.key(), kv.value(), schema)) return std::nullopt;
         return original;
     }
 
@@ -1738,7 +1752,8 @@ private:
     }
 
     // handleDirectiveInMergeMap.
-    std::optional<json::object> mapDirective(const json::value& d, json::object patch) {
+    [[gnu::noinline]] std::optional<json::object> mapDirective(json::object patch) {
+        json::value d = patch.at(kDirective);
         if (isString(d, "replace")) {
             patch.erase(kDirective);
             return patch;
@@ -1749,7 +1764,7 @@ private:
     }
 
     // applyRetainKeysDirective.
-    bool applyRetainKeys(json::object& original, json::object& patch) {
+    [[gnu::noinline]] bool applyRetainKeys(json::object& original, json::object& patch) {
         auto it = patch.find(kRetainKeys);
         if (it == patch.end()) return true;
         json::value list = std::move(it->value());
@@ -1773,28 +1788,55 @@ private:
     }
 
     // One member of the patch map merged into the original map (the loop body of mergeMap).
-    bool mergeField(json::object& original, std::string key, json::value patchV, const Schema& schema) {
-        bool deleteList = false;
-        if (startsWith(key, kDeleteFromPrimitiveList)) {
-            auto listKey = extractKey(key, kDeleteFromPrimitiveList);
-            if (!listKey) return fail(SmpFailure::BadRequest, std::string(kErrBadPrimitiveList));
-            deleteList = true;
-            if (!listKey->empty()) key = *listKey;
-        }
+    // One member of the patch map merged into the original map (the loop body of mergeMap). The
+    // recursion through nested maps runs through here, so the rarer cases live in helpers that
+    // are kept out of this frame.
+    bool mergeField(json::object& original, std::string_view key, json::value& patchV, const Schema& schema) {
+        if (startsWith(key, kDeleteFromPrimitiveList)) return mergeDeleteList(original, key, patchV, schema);
         if (patchV.is_null()) {
             original.erase(key);
             return true;
         }
         json::value* cur = original.if_contains(key);
-        if (!cur || goKind(*cur) != goKind(patchV)) {
-            if (deleteList) return true;
-            discardNulls(patchV);
-            if (auto kept = removeDirectives(std::move(patchV))) original[key] = std::move(*kept);
-            else original.erase(key);
+        if (!cur || goKind(*cur) != goKind(patchV)) return takePatchValue(original, key, patchV);
+        if (patchV.is_array()) return mergeChildList(*cur, key, patchV, schema, false);
+        if (!patchV.is_object()) {
+            *cur = std::move(patchV);
             return true;
         }
+        PatchMeta meta = lookupPatchMeta(schema, key);
+        if (meta.strategy == "replace") {
+            *cur = std::move(patchV);
+            return true;
+        }
+        auto merged = mergeMap(std::move(cur->get_object()), std::move(patchV.get_object()), meta.sub);
+        if (!merged) return false;
+        *cur = std::move(*merged);
+        return true;
+    }
+
+    // A value the original lacks or holds with another type: the patch value, cleaned.
+    [[gnu::noinline]] static bool takePatchValue(json::object& original, std::string_view key, json::value& patchV) {
+        discardNulls(patchV);
+        if (auto kept = removeDirectives(std::move(patchV))) original[key] = std::move(*kept);
+        else original.erase(key);
+        return true;
+    }
+
+    // $deleteFromPrimitiveList/<list>: the parallel list of items to drop from <list>.
+    [[gnu::noinline]] bool mergeDeleteList(json::object& original, std::string_view key, json::value& patchV, const Schema& schema) {
+        auto listKey = extractKey(key, kDeleteFromPrimitiveList);
+        if (!listKey) return fail(SmpFailure::BadRequest, std::string(kErrBadPrimitiveList));
+        std::string target = listKey->empty() ? std::string(key) : *listKey;
+        if (patchV.is_null()) {
+            original.erase(target);
+            return true;
+        }
+        json::value* cur = original.if_contains(target);
+        if (!cur || goKind(*cur) != goKind(patchV)) return true;
+        if (patchV.is_array()) return mergeChildList(*cur, target, patchV, schema, true);
         if (patchV.is_object()) {
-            PatchMeta meta = lookupPatchMeta(schema, key);
+            PatchMeta meta = lookupPatchMeta(schema, target);
             if (meta.strategy == "replace") {
                 *cur = std::move(patchV);
                 return true;
@@ -1804,18 +1846,20 @@ private:
             *cur = std::move(*merged);
             return true;
         }
-        if (patchV.is_array()) {
-            PatchMeta meta = lookupPatchMeta(schema, key);
-            if (meta.strategy != "merge" && !deleteList) {
-                *cur = std::move(patchV);
-                return true;
-            }
-            auto merged = mergeSlice(std::move(cur->get_array()), std::move(patchV.get_array()), meta, deleteList);
-            if (!merged) return false;
-            *cur = std::move(*merged);
+        *cur = std::move(patchV);
+        return true;
+    }
+
+    // mergeSliceHandler: merged by the field's strategy, else replaced by the patch list.
+    [[gnu::noinline]] bool mergeChildList(json::value& cur, std::string_view key, json::value& patchV, const Schema& schema, bool deleteList) {
+        PatchMeta meta = lookupPatchMeta(schema, key);
+        if (meta.strategy != "merge" && !deleteList) {
+            cur = std::move(patchV);
             return true;
         }
-        *cur = std::move(patchV);
+        auto merged = mergeSlice(std::move(cur.get_array()), std::move(patchV.get_array()), meta, deleteList);
+        if (!merged) return false;
+        cur = std::move(*merged);
         return true;
     }
 
@@ -1841,7 +1885,7 @@ private:
     }
 
     // mergeSlice for a list with the merge strategy (or a $deleteFromPrimitiveList list).
-    std::optional<json::array> mergeSlice(json::array original, json::array patch, const PatchMeta& meta, bool deleteList) {
+    [[gnu::noinline]] std::optional<json::array> mergeSlice(json::array original, json::array patch, const PatchMeta& meta, bool deleteList) {
         if (original.empty() && patch.empty()) return original;
         auto kind = sliceElementType({&original, &patch});
         if (!kind) return std::nullopt;
@@ -1886,10 +1930,12 @@ private:
         return out;
     }
 
-    // mergeSliceWithSpecialElements: $patch delete / replace items of a list of maps.
+    // mergeSliceWithSpecialElements: $patch delete / replace items of a list of maps. The deletions
+    // are collected and applied in one pass (upstream rescans the list for each).
     bool specialElements(json::array& original, json::array& patch, std::string_view mergeKey) {
         json::array plain;
         bool replace = false;
+        std::unordered_set<std::string> doomed;
         for (auto& v : patch) {
             const json::value* d = v.get_object().if_contains(kDirective);
             if (!d) {
@@ -1897,7 +1943,13 @@ private:
             } else if (isString(*d, "delete")) {
                 const json::value* key = v.get_object().if_contains(mergeKey);
                 if (!key) return fail(SmpFailure::Internal, errNoMergeKey(v, mergeKey));
-                if (!deleteMatching(original, mergeKey, *key)) return false;
+                if (key->is_object() || key->is_array()) {
+                    // Go's == panics on the first list item whose key is a map (or slice) too; no other item can match.
+                    if (hasKeyOfKind(original, mergeKey, goKind(*key)))
+                        return fail(SmpFailure::Panic, "runtime error: comparing uncomparable type " + goTypeName(*key));
+                    continue;
+                }
+                doomed.insert(goIdentity(*key));
             } else if (isString(*d, "replace")) {
                 replace = true;
             } else if (isString(*d, "merge")) {
@@ -1905,6 +1957,14 @@ private:
             } else {
                 return fail(SmpFailure::Internal, errBadPatchType(*d, v));
             }
+        }
+        if (!doomed.empty()) {
+            json::array kept;
+            for (auto& e : original) {
+                const json::value* k = e.get_object().if_contains(mergeKey);
+                if (!k || !doomed.count(goIdentity(*k))) kept.push_back(std::move(e));
+            }
+            original = std::move(kept);
         }
         if (replace) {
             original = std::move(plain);
@@ -1915,16 +1975,11 @@ private:
         return true;
     }
 
-    bool deleteMatching(json::array& original, std::string_view mergeKey, const json::value& value) {
-        json::array kept;
-        for (auto& e : original) {
+    static bool hasKeyOfKind(const json::array& list, std::string_view mergeKey, GoKind kind) {
+        return std::any_of(list.begin(), list.end(), [&](const json::value& e) {
             const json::value* k = e.get_object().if_contains(mergeKey);
-            GoEq eq = k ? goEqual(*k, value) : GoEq::False;
-            if (eq == GoEq::Panic) return fail(SmpFailure::Panic, "runtime error: comparing uncomparable type " + goTypeName(value));
-            if (eq == GoEq::False) kept.push_back(std::move(e));
-        }
-        original = std::move(kept);
-        return true;
+            return k && goKind(*k) == kind;
+        });
     }
 
     // mergeSliceWithoutSpecialElements: patch maps merged into the original map with the same key, else appended.
@@ -2110,7 +2165,7 @@ private:
     }
 
     // mergePatchIntoOriginal: each $setElementOrder/<list> directive with its list.
-    bool mergeElementOrder(json::object& original, json::object& patch, const Schema& schema) {
+    [[gnu::noinline]] bool mergeElementOrder(json::object& original, json::object& patch, const Schema& schema) {
         std::vector<std::string> keys;
         for (auto const& kv : patch)
             if (startsWith(kv.key(), kSetElementOrder)) keys.emplace_back(kv.key());

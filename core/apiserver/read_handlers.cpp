@@ -107,11 +107,11 @@ server::Response handleGet(HandlerContext& ctx) {
 server::Response handleList(HandlerContext& ctx) {
     Selectors selectors;
     if (auto err = parseSelectors(ctx, selectors)) return errorResponse(*err);
-    std::optional<int64_t> limit;
+    int64_t limit = 0;  // 0: everything
     if (auto text = queryValue(ctx, "limit"); !text.empty()) {
-        limit = parseInt(text);
-        if (!limit || *limit < 0) return errorResponse(badRequest("invalid limit: \"" + text + "\""));
-        if (*limit == 0) limit.reset();
+        auto parsed = parseInt(text);
+        if (!parsed || *parsed < 0) return errorResponse(badRequest("invalid limit: \"" + text + "\""));
+        limit = *parsed;
     }
     std::optional<ContinueToken> from;
     if (auto text = queryValue(ctx, "continue"); !text.empty()) {
@@ -126,7 +126,7 @@ server::Response handleList(HandlerContext& ctx) {
         auto k = keyOf(o);
         if (from && std::tie(k.ns, k.name) <= std::tie(from->ns, from->name)) continue;
         if (!selectors.matches(o)) continue;
-        if (limit && static_cast<int64_t>(selected.size()) == *limit) {
+        if (limit > 0 && static_cast<int64_t>(selected.size()) == limit) {
             cont = encodeContinue(rv, keyOf(selected.back()));
             break;
         }

@@ -28,10 +28,18 @@ int hexValue(char c) {
 
 bool truthy(const std::map<std::string, std::string>& q, const char* key) {
     auto it = q.find(key);
-    return it != q.end() && (it->second == "true" || it->second == "1");
+    return it != q.end() && parseBool(it->second).value_or(false);
 }
 
 }  // namespace
+
+std::optional<bool> parseBool(std::string_view s) {
+    for (auto t : {"1", "t", "T", "TRUE", "true", "True"})
+        if (s == t) return true;
+    for (auto f : {"0", "f", "F", "FALSE", "false", "False"})
+        if (s == f) return false;
+    return std::nullopt;
+}
 
 std::string percentDecode(std::string_view s) {
     std::string out;
@@ -89,15 +97,14 @@ std::optional<RequestInfo> parseRequestInfo(std::string_view method, std::string
     std::vector<std::string> rest(parts.begin() + static_cast<std::ptrdiff_t>(at), parts.end());
     if (rest.empty()) return info;  // /api/v1, /apis/<group>/<version>
     info.resourceRequest = true;
-    if (rest[0] == "namespaces" && rest.size() > 1) {
+    if (rest[0] == "namespaces" && rest.size() > 2 && rest[2] != "status" && rest[2] != "finalize") {
         info.ns = rest[1];
         info.hasNamespace = true;
-        if (rest.size() > 2 && rest[2] != "status" && rest[2] != "finalize") rest.erase(rest.begin(), rest.begin() + 2);
+        rest.erase(rest.begin(), rest.begin() + 2);
     }
     info.resource = rest[0];
     if (rest.size() >= 2) info.name = rest[1];
     if (rest.size() >= 3) info.subresource = rest[2];
-    if (info.resource == "namespaces") info.hasNamespace = false, info.ns.clear();
     bool named = !info.name.empty();
     if (method == "GET" || method == "HEAD") info.verb = truthy(query, "watch") ? "watch" : named ? "get" : "list";
     else if (method == "POST") info.verb = "create";

@@ -30,6 +30,10 @@ std::optional<RequestInfo> parseRequestInfo(std::string_view method, std::string
 // Decodes `a=b&c=%2F` (last value wins; `+` is a space).
 std::map<std::string, std::string> parseQuery(std::string_view query);
 
+// A boolean query parameter as Go's strconv.ParseBool reads it ("1", "t", "true", "True" ...);
+// nullopt for anything else.
+std::optional<bool> parseBool(std::string_view s);
+
 // Percent-decoding; invalid escapes are kept as they are.
 std::string percentDecode(std::string_view s);
 

@@ -3,6 +3,7 @@
 #include "core/apiserver/status.hpp"
 
 #include <deque>
+#include <set>
 
 namespace trainer::core::apiserver {
 
@@ -15,15 +16,26 @@ public:
     WatchStream(const Store& store, ApiResource resource, WatchOptions options)
         : store_(store), resource_(std::move(resource)), options_(std::move(options)),
           lastBookmark_(std::chrono::steady_clock::now()) {
+        filtered_ = options_.labels || options_.fields;
         if (options_.resourceVersion) {
             revision_ = *options_.resourceVersion;
+            // What matches now stands for what matched then: objects leaving the selector are DELETED.
+            if (filtered_)
+                for (auto& o : store_.list(resource_.apiVersion(), resource_.kind, options_.ns))
+                    if (matches(o)) matched_.insert(keyOf(o));
         } else {
             // The current state first (revision read before the list: nothing is missed).
             revision_ = store_.revision();
             for (auto& o : store_.list(resource_.apiVersion(), resource_.kind, options_.ns))
-                if (matches(o)) initial_.push_back(std::move(o));
+                if (matches(o)) {
+                    if (filtered_) matched_.insert(keyOf(o));
+                    initial_.push_back(std::move(o));
+                }
         }
     }
+
+    // The change feed is polled: 20 ms between empty polls bounds an event's latency.
+    std::chrono::milliseconds idle() const override { return std::chrono::milliseconds(20); }
 
     server::StreamChunk poll() override {
         server::StreamChunk out;
@@ -43,8 +55,7 @@ public:
             revision_ = c.revision;
             if (c.key.apiVersion != resource_.apiVersion() || c.key.kind != resource_.kind) continue;
             if (options_.ns && c.key.ns != *options_.ns) continue;
-            if (!matches(c.object)) continue;
-            out.data += event(std::string(toString(c.type)), c.object);
+            if (auto type = eventType(c); !type.empty()) out.data += event(type, c.object);
         }
         auto now = std::chrono::steady_clock::now();
         if (!out.data.empty()) lastBookmark_ = now;
@@ -59,6 +70,19 @@ public:
     }
 
 private:
+    // The event a change is for this watch, or "" for none: with selectors, an object entering
+    // them is ADDED and one leaving them DELETED, as the API server's watch cache reports it.
+    std::string eventType(const Change& c) {
+        std::string type(toString(c.type));
+        if (!filtered_) return type;
+        bool was = matched_.count(c.key) > 0;
+        bool now = c.type != ChangeType::Deleted && matches(c.object);
+        if (now) matched_.insert(c.key);
+        else matched_.erase(c.key);
+        if (c.type == ChangeType::Deleted) return was ? type : "";
+        if (now) return was ? type : "ADDED";
+        return was ? "DELETED" : "";
+    }
     bool matches(const json::object& o) const {
         static const json::object empty;
         auto* m = o.if_contains("metadata");
@@ -80,6 +104,8 @@ private:
     ApiResource resource_;
     WatchOptions options_;
     std::deque<json::object> initial_;
+    bool filtered_ = false;
+    std::set<ObjectKey> matched_;
     int64_t revision_ = 0;
     bool first_ = true;
     bool done_ = false;

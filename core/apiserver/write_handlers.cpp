@@ -2,6 +2,7 @@
 // admission, managedFields, dry runs, and what a write means for CRDs and namespaces.
 #include "core/apiserver/handler_support.hpp"
 #include "core/apiserver/patch.hpp"
+#include "core/apiserver/protobuf.hpp"
 #include "core/apiserver/selectors.hpp"
 
 namespace trainer::core::apiserver {
@@ -157,16 +158,26 @@ server::Response patchFailure(const PatchResult& p) {
     return r;
 }
 
+// The fieldValidation query parameter (Warn when absent, as upstream).
+FieldValidation fieldValidation(const HandlerContext& ctx) {
+    auto it = ctx.query.find("fieldValidation");
+    if (it == ctx.query.end()) return FieldValidation::Warn;
+    if (it->second == "Strict") return FieldValidation::Strict;
+    if (it->second == "Ignore") return FieldValidation::Ignore;
+    return FieldValidation::Warn;
+}
+
 // The patched object, or why not (`error`, or `failure` for the patch library's own answers).
 // `current` is null only for an apply that creates.
 std::optional<json::object> patched(HandlerContext& ctx, const json::object* current, ApiError& error,
-                                    std::optional<server::Response>& failure) {
+                                    std::optional<server::Response>& failure, std::vector<std::string>& warnings) {
     auto media = patchMedia(ctx);
     const auto& body = ctx.request.body;
     if (media == "application/apply-patch+yaml") {
-        if (ctx.query.find("fieldManager") == ctx.query.end()) {
-            error = badRequest("PATCH, application/apply-patch+yaml requires fieldManager to be set");
-            error.reason = Reason::BadRequest;
+        if (auto it = ctx.query.find("fieldManager"); it == ctx.query.end() || it->second.empty()) {
+            error = invalid("PatchOptions", "meta.k8s.io", "",
+                            {FieldError{"fieldManager", "Required value: is required for apply patch",
+                                        ErrorType::Required, ""}});
             return std::nullopt;
         }
         auto config = decodeBody(ctx, error);
@@ -192,11 +203,13 @@ std::optional<json::object> patched(HandlerContext& ctx, const json::object* cur
     }
     if (!current) return std::nullopt;
     json::value target = *current;
+    auto validation = fieldValidation(ctx);
     PatchResult p;
-    if (media == "application/merge-patch+json") p = mergePatch(target, body);
-    else if (media == "application/json-patch+json") p = jsonPatch(target, body);
+    if (media == "application/merge-patch+json") p = mergePatch(target, body, validation);
+    else if (media == "application/json-patch+json") p = jsonPatch(target, body, validation);
     else if (media == "application/strategic-merge-patch+json")
-        p = strategicMergePatch(target, body, ctx.resource.apiVersion(), ctx.resource.kind, ctx.resource.builtin);
+        p = strategicMergePatch(target, body, ctx.resource.apiVersion(), ctx.resource.kind, ctx.resource.builtin,
+                                validation);
     else {
         error = unsupportedPatch(ctx);
         return std::nullopt;
@@ -205,6 +218,7 @@ std::optional<json::object> patched(HandlerContext& ctx, const json::object* cur
         failure = patchFailure(p);
         return std::nullopt;
     }
+    warnings.insert(warnings.end(), p.strictErrors.begin(), p.strictErrors.end());
     if (!p.value.is_object()) {
         error = badRequest("the patched document is not an object");
         return std::nullopt;
@@ -226,10 +240,10 @@ server::Response handlePatch(HandlerContext& ctx) {
             if (auto e = namespaceReady(ctx)) return errorResponse(*e);
         ApiError error;
         std::optional<server::Response> failure;
-        auto next = patched(ctx, current ? &*current : nullptr, error, failure);
+        std::vector<std::string> warnings;
+        auto next = patched(ctx, current ? &*current : nullptr, error, failure, warnings);
         if (!next) return failure ? *failure : errorResponse(error);
         if (auto e = checkIdentity(ctx, *next, ctx.info.name)) return errorResponse(*e);
-        std::vector<std::string> warnings;
         if (ctx.info.subresource == "status") {
             next = withStatusOf(*current, *next);
         } else if (auto e = admitWrite(ctx, *next, current ? &*current : nullptr, warnings)) {
@@ -256,11 +270,21 @@ std::optional<DeleteOptions> deleteOptions(const HandlerContext& ctx, ApiError& 
     DeleteOptions o;
     std::string policy;
     if (!ctx.request.body.empty()) {
-        boost::system::error_code ec;
-        auto v = json::parse(ctx.request.body, ec);
-        if (ec || !v.is_object()) {
-            error = badRequest("couldn't decode DeleteOptions: " + (ec ? ec.message() : std::string("not an object")));
-            return std::nullopt;
+        json::value v;
+        if (ctx.request.header("content-type").starts_with(kKubernetesProtobufContentType)) {
+            auto r = decodeKubernetesProtobuf(ctx.request.body, {"meta.k8s.io/v1", "DeleteOptions"});
+            if (!r.ok) {
+                error = badRequest("couldn't decode DeleteOptions: " + r.error);
+                return std::nullopt;
+            }
+            v = std::move(r.object);
+        } else {
+            boost::system::error_code ec;
+            v = json::parse(ctx.request.body, ec);
+            if (ec || !v.is_object()) {
+                error = badRequest("couldn't decode DeleteOptions: " + (ec ? ec.message() : std::string("not an object")));
+                return std::nullopt;
+            }
         }
         auto const& b = v.as_object();
         policy = strOf(b, "propagationPolicy");

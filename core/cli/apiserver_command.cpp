@@ -2,6 +2,7 @@
 // stop it. Cluster-mode tests point an operator at it.
 #include "core/cli/cli.hpp"
 #include "core/cli/embedded_api.hpp"
+#include "core/cli/log_flags.hpp"
 #include "core/log/log.hpp"
 #include "core/plugin/log_sink.hpp"
 #include "core/store/sqlite_store.hpp"
@@ -17,13 +18,7 @@ namespace trainer::core::cli {
 
 int cmdApiserver(const Args& args, Io& io) {
     log::Options logOpts;
-    for (auto const* flag : {"zap-log-level", "zap-encoder", "zap-devel"}) {
-        if (!args.has(flag)) continue;
-        if (auto err = log::applyFlag(logOpts, flag, args.get(flag)); !err.empty()) {
-            io.err << "error: --" << flag << ": " << err << "\n";
-            return 1;
-        }
-    }
+    if (!parseLogFlags(args, io, logOpts)) return 1;
     log::init(logOpts);
     log::Logger setup("setup");
     const std::string storePath = args.get("store", kDefaultStorePath);

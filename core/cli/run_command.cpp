@@ -6,6 +6,7 @@
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
 #include "core/cli/embedded_api.hpp"
+#include "core/cli/log_flags.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/controller/configuration.hpp"
 #include "core/controller/leader_election.hpp"
@@ -129,13 +130,7 @@ void registerWebhooks(srv::WebhookServer& wh, const Framework& fw, const Cluster
 int cmdRun(const Args& args, Io& io) {
     // Logs first, so everything after is structured.
     log::Options logOpts;
-    for (auto const* flag : {"zap-log-level", "zap-encoder", "zap-devel"}) {
-        if (!args.has(flag)) continue;
-        if (auto err = log::applyFlag(logOpts, flag, args.get(flag)); !err.empty()) {
-            io.err << "error: --" << flag << ": " << err << "\n";
-            return 1;
-        }
-    }
+    if (!parseLogFlags(args, io, logOpts)) return 1;
     Configuration cfg;
     if (args.has("config")) {
         auto d = controller::loadConfiguration(args.get("config"), cfg);

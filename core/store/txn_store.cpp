@@ -286,7 +286,9 @@ StoreResult TxnStore::create(const json::object& input) {
             m["name"] = key.name;
         }
         if (txn.read(key)) return fail(r, StoreStatus::AlreadyExists, msg.exists(key));
-        for (auto k : kServerMetadata) m.erase(k);
+        // managedFields are the API server's to record (core/apiserver/field_manager.hpp).
+        for (auto k : kServerMetadata)
+            if (k != "managedFields") m.erase(k);
         m["uid"] = newUuid();
         m["generation"] = 1;
         m["creationTimestamp"] = formatRfc3339(now());

@@ -242,13 +242,18 @@ std::vector<std::string> ownedBy(const std::string& uid, const std::string& kind
     auto r = kubectl("get " + kinds + " -o json");
     BOOST_TEST_REQUIRE(r.exit == 0, r.err);
     std::vector<std::string> out;
-    for (auto const& item : json::parse(r.out).at("items").as_array()) {
-        auto const& md = item.at("metadata").as_object();
-        auto const* refs = md.if_contains("ownerReferences");
+    json::error_code ec;
+    auto list = json::parse(r.out, ec);
+    BOOST_TEST_REQUIRE((!ec && list.is_object() && list.as_object().contains("items")), "not a List: " << r.out);
+    for (auto const& item : list.at("items").as_array()) {
+        BOOST_TEST((item.is_object() && item.as_object().contains("kind")), "an item without kind: " << item);
+        if (!item.is_object() || !item.as_object().contains("kind")) continue;
+        auto const* md = item.as_object().if_contains("metadata");
+        auto const* refs = md ? md->as_object().if_contains("ownerReferences") : nullptr;
         if (!refs) continue;
         for (auto const& ref : refs->as_array())
-            if (ref.at("uid") == uid.c_str())
-                out.push_back(std::string(item.at("kind").as_string()) + "/" + std::string(md.at("name").as_string()));
+            if (auto const* u = ref.as_object().if_contains("uid"); u && *u == uid.c_str())
+                out.push_back(json::serialize(item.as_object().at("kind")) + "/" + json::serialize(md->at("name")));
     }
     return out;
 }
@@ -286,16 +291,23 @@ BOOST_AUTO_TEST_CASE(apply_server_side_the_examples) {
     for (auto const& [name, runtime] : kExampleJobs)
         BOOST_TEST(contains(r.out, "trainjob.trainer.kubeflow.org/" + name + " serverside-applied"), name << ":\n" << r.out);
 
-    // Applying the same files again is a no-op that still succeeds.
+    // The apply that created the object is recorded in managedFields under kubectl's field manager.
+    auto managers = [] {
+        auto r = kubectl("get trainjob multi-node-example --show-managed-fields -o " +
+                         quote("jsonpath={range .metadata.managedFields[*]}{.manager}:{.operation}{\"\\n\"}{end}"));
+        BOOST_TEST(r.exit == 0, r.err);
+        return r.out;
+    };
+    auto created = managers();
+    BOOST_TEST(contains(created, "kubectl:Apply\n"), created);
+
+    // Applying the same files again is a no-op that still succeeds, with the same owner.
     auto again = kubectl("apply --server-side -f " + quote(c.examples));
     BOOST_TEST(again.exit == 0, again.err);
     BOOST_TEST(contains(again.out, "trainjob.trainer.kubeflow.org/multi-node-example serverside-applied"), again.out);
-
-    // The apply is recorded in managedFields under kubectl's field manager.
-    auto managers = kubectl("get trainjob multi-node-example --show-managed-fields -o " +
-                            quote("jsonpath={range .metadata.managedFields[*]}{.manager}:{.operation}{\"\\n\"}{end}"));
-    BOOST_TEST(managers.exit == 0, managers.err);
-    BOOST_TEST(contains(managers.out, "kubectl:Apply"), managers.out);
+    auto reapplied = managers();
+    BOOST_TEST(contains(reapplied, "kubectl:Apply\n"), reapplied);
+    BOOST_TEST(!contains(reapplied, "before-first-apply"), reapplied);
 }
 
 BOOST_AUTO_TEST_CASE(get_trainjobs_prints_the_crd_columns) {
@@ -331,6 +343,17 @@ BOOST_AUTO_TEST_CASE(get_trainjob_jsonpath_prints_the_runtime_name) {
     BOOST_TEST(yaml.exit == 0, yaml.err);
     BOOST_TEST(contains(yaml.out, "kind: TrainJob\n"), yaml.out);
     BOOST_TEST(contains(yaml.out, "apiVersion: trainer.kubeflow.org/v1alpha1\n"), yaml.out);
+
+    // describe reads the object and its events (a list with a field selector on involvedObject).
+    auto describe = kubectl("describe trainjob multi-node-example");
+    BOOST_TEST(describe.exit == 0, describe.err);
+    BOOST_TEST(std::regex_search(describe.out, std::regex("(^|\n)Name: +multi-node-example\n")), describe.out);
+    BOOST_TEST(std::regex_search(describe.out, std::regex("\nNamespace: +default\n")), describe.out);
+    BOOST_TEST(contains(describe.out, "\nEvents:"), describe.out);
+    auto all = kubectl("get trainjobs -A");
+    BOOST_TEST(all.exit == 0, all.err);
+    BOOST_TEST(std::regex_match(headerOf(all.out), std::regex("NAMESPACE +NAME +STATE +AGE *")), all.out);
+    BOOST_TEST(std::regex_search(all.out, std::regex("\ndefault +plain-example +")), all.out);
 }
 
 BOOST_AUTO_TEST_CASE(the_controller_builds_a_jobset_per_trainjob) {
@@ -427,6 +450,14 @@ BOOST_AUTO_TEST_CASE(label_patch_and_status_subresource) {
                             quote(R"([{"op":"replace","path":"/metadata/annotations/note","value":"bye"}])"));
     BOOST_TEST(json6902.exit == 0, json6902.err);
     BOOST_TEST(jsonpath("trainjob plain-example", "{.metadata.annotations.note}") == "bye");
+    // spec.trainer is immutable (a CEL rule of the CRD: self == oldSelf).
+    auto immutable = kubectl("patch trainjob plain-example --type=merge -p " +
+                             quote(R"({"spec":{"trainer":{"numNodes":5}}})"));
+    BOOST_TEST(immutable.exit != 0);
+    BOOST_TEST(contains(immutable.err, "The TrainJob \"plain-example\" is invalid: spec.trainer: Invalid value: \"object\": "
+                                       "field is immutable"),
+               immutable.err);
+    BOOST_TEST(jsonpath("trainjob plain-example", "{.spec.trainer.numNodes}") == "2");
 
     // The status subresource, on a TrainJob another controller manages (ours leaves its status alone).
     c.dir.write("external.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
@@ -451,10 +482,43 @@ BOOST_AUTO_TEST_CASE(label_patch_and_status_subresource) {
                                  R"("message":"m","lastTransitionTime":"2025-01-01T00:00:00Z"}]}})"));
     BOOST_TEST(viaMain.exit == 0, viaMain.err);
     BOOST_TEST(jsonpath("trainjob external-job", "{.status.conditions[0].reason}") == "E2E");
+    auto suspend = jsonpath("trainjob external-job", "{.spec.suspend}");
+    BOOST_TEST(suspend == "false", "the CRD defaults spec.suspend to false");
     auto viaStatus = kubectl("patch trainjob external-job --subresource=status --type=merge -p " +
                              quote(R"({"spec":{"suspend":true}})"));
     BOOST_TEST(viaStatus.exit == 0, viaStatus.err);
-    BOOST_TEST(jsonpath("trainjob external-job", "{.spec.suspend}") == "");
+    BOOST_TEST(jsonpath("trainjob external-job", "{.spec.suspend}") == "false");
+}
+
+// kubectl diff and --dry-run=server: the server computes the result and stores nothing.
+BOOST_AUTO_TEST_CASE(diff_and_server_dry_run_store_nothing) {
+    ensureExamples();
+    auto& c = Cluster::get();
+    auto text = slurp(fs::path(c.examples) / "22-trainjob-plain-initializers.yaml");
+    const std::string ns = "  namespace: default\n";
+    BOOST_TEST_REQUIRE(contains(text, ns));
+    text.replace(text.find(ns), ns.size(), ns + "  labels:\n    diffed: pending\n");
+    auto file = c.dir.write("diff.yaml", text).string();
+    auto rv = jsonpath("trainjob plain-example", "{.metadata.resourceVersion}");
+
+    auto diff = kubectl("diff -f " + quote(file));
+    BOOST_TEST(diff.exit == 1, diff.err);  // 1: differences found
+    BOOST_TEST(contains(diff.out, "\n+    diffed: pending\n"), diff.out);
+    auto dry = kubectl("apply --dry-run=server -f " + quote(file));
+    BOOST_TEST(dry.exit == 0, dry.err);
+    BOOST_TEST(dry.out == "trainjob.trainer.kubeflow.org/plain-example configured (server dry run)\n");
+    auto ssaDry = kubectl("apply --server-side --dry-run=server -f " + quote(file));
+    BOOST_TEST(ssaDry.exit == 0, ssaDry.err);
+    BOOST_TEST(ssaDry.out == "trainjob.trainer.kubeflow.org/plain-example serverside-applied (server dry run)\n");
+    BOOST_TEST(jsonpath("trainjob plain-example", "{.metadata.labels.diffed}") == "");
+    BOOST_TEST(jsonpath("trainjob plain-example", "{.metadata.resourceVersion}") == rv);
+    auto createDry = kubectl("apply --dry-run=server -o name -f " +
+                             quote(c.dir.write("dry-cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry-cm\n"
+                                                              "data:\n  a: b\n")
+                                       .string()));
+    BOOST_TEST(createDry.exit == 0, createDry.err);
+    BOOST_TEST(createDry.out == "configmap/dry-cm\n");
+    BOOST_TEST(notFound(kubectl("get configmap dry-cm")));
 }
 
 BOOST_AUTO_TEST_CASE(wait_for_a_jsonpath_value) {
@@ -516,15 +580,19 @@ BOOST_AUTO_TEST_CASE(invalid_trainjobs_are_refused_and_not_stored) {
     const std::vector<Case> cases{
         {"unknown-runtime",
          "  runtimeRef:\n    name: no-such-runtime\n",
-         {"admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the request", "spec.runtimeRef",
-          "no-such-runtime"}},
+         // upstream's webhook names the field spec.RuntimeRef (field.NewPath("spec", "RuntimeRef"))
+         {"admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the request", "spec.RuntimeRef",
+          "clustertrainingruntimes.trainer.kubeflow.org \"no-such-runtime\" not found"}},
         {"negative-nodes",
          "  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: -1\n",
-         {"The TrainJob \"negative-nodes\" is invalid", "spec.trainer.numNodes", "greater than or equal to 0"}},
+         {"The TrainJob \"negative-nodes\" is invalid",
+          "spec.trainer.numNodes: Invalid value: -1: spec.trainer.numNodes in body should be greater than or equal to 0"}},
         {"foreign-manager",
          "  managedBy: example.com/other\n  runtimeRef:\n    name: torch-distributed\n",
-         {"The TrainJob \"foreign-manager\" is invalid", "spec.managedBy",
-          "ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set"}},
+         // a CEL rule: the value shown is the schema type (apiextensions-apiserver schema/cel)
+         {"The TrainJob \"foreign-manager\" is invalid",
+          "spec.managedBy: Invalid value: \"string\": ManagedBy must be trainer.kubeflow.org/trainjob-controller or "
+          "kueue.x-k8s.io/multikueue if set"}},
     };
     for (auto const& k : cases) {
         BOOST_TEST_CONTEXT(k.name) {
@@ -546,19 +614,8 @@ BOOST_AUTO_TEST_CASE(invalid_trainjobs_are_refused_and_not_stored) {
 }
 
 BOOST_AUTO_TEST_CASE(configmaps_create_get_and_apply_conflicts) {
-    auto cm = kubectl("create configmap cm1 --from-literal=a=b");
-    BOOST_TEST_REQUIRE(cm.exit == 0, cm.err);
-    BOOST_TEST(cm.out == "configmap/cm1 created\n");
-    BOOST_TEST(jsonpath("configmap cm1", "{.data.a}") == "b");
-    auto dup = kubectl("create configmap cm1 --from-literal=a=c");
-    BOOST_TEST(dup.exit != 0);
-    BOOST_TEST(contains(dup.err, "Error from server (AlreadyExists): configmaps \"cm1\" already exists"), dup.err);
-    auto table = kubectl("get configmaps");
-    BOOST_TEST(std::regex_match(headerOf(table.out), std::regex("NAME +DATA +AGE *")), table.out);
-    BOOST_TEST(std::regex_search(table.out, std::regex("\ncm1 +1 +")), table.out);
-
-    // Server-side apply by two managers: the second conflicts on the field the first owns.
     auto& c = Cluster::get();
+    // Server-side apply by two managers: the second conflicts on the field the first owns.
     auto first = c.dir.write("cm2.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  k: one\n");
     auto second = c.dir.write("cm2b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  k: two\n");
     auto a = kubectl("apply --server-side -f " + quote(first.string()));
@@ -573,6 +630,19 @@ BOOST_AUTO_TEST_CASE(configmaps_create_get_and_apply_conflicts) {
     BOOST_TEST(jsonpath("configmap cm2", "{.data.k}") == "two");
     auto del = kubectl("delete configmap cm2");
     BOOST_TEST(del.out == "configmap \"cm2\" deleted\n", del.err);
+
+    // kubectl's typed create (kubectl 1.32 sends it as protobuf).
+    auto cm = kubectl("create configmap cm1 --from-literal=a=b");
+    BOOST_TEST_REQUIRE(cm.exit == 0, cm.err);
+    BOOST_TEST(cm.out == "configmap/cm1 created\n");
+    BOOST_TEST(jsonpath("configmap cm1", "{.data.a}") == "b");
+    auto dup = kubectl("create configmap cm1 --from-literal=a=c");
+    BOOST_TEST(dup.exit != 0);
+    // kubectl's typed create wraps the server's message (kubectl/pkg/cmd/create/create_configmap.go).
+    BOOST_TEST(contains(dup.err, "error: failed to create configmap: configmaps \"cm1\" already exists"), dup.err);
+    auto table = kubectl("get configmaps");
+    BOOST_TEST(std::regex_match(headerOf(table.out), std::regex("NAME +DATA +AGE *")), table.out);
+    BOOST_TEST(std::regex_search(table.out, std::regex("\ncm1 +1 +")), table.out);
 }
 
 BOOST_AUTO_TEST_CASE(discovery_names_the_trainer_group) {
@@ -597,6 +667,16 @@ BOOST_AUTO_TEST_CASE(discovery_names_the_trainer_group) {
     BOOST_TEST(crds.out == "TrainJob");
 }
 
+// kubectl explain reads the CRD's schema from the OpenAPI v3 document of its group-version.
+BOOST_AUTO_TEST_CASE(explain_reads_the_crd_schema) {
+    auto r = kubectl("explain trainjob.spec.trainer");
+    BOOST_TEST_REQUIRE(r.exit == 0, r.err);
+    BOOST_TEST(std::regex_search(r.out, std::regex("(^|\n)KIND: +TrainJob\n")), r.out);
+    BOOST_TEST(std::regex_search(r.out, std::regex("\nFIELD: +trainer <Object>")), r.out);
+    BOOST_TEST(std::regex_search(r.out, std::regex("\n +numNodes\\s+<integer>")), r.out);
+    // Built-in kinds publish no schema here (README, "Where we deliberately differ").
+}
+
 BOOST_AUTO_TEST_CASE(a_wrong_token_is_unauthorized) {
     auto r = kubectl("--token=wrong get trainjobs");
     BOOST_TEST(r.exit != 0);
@@ -615,11 +695,20 @@ BOOST_AUTO_TEST_CASE(namespaces_list_create_delete) {
     BOOST_TEST(std::regex_search(ns.out, std::regex("\ndefault +Active +")), ns.out);
 
     auto created = kubectl("create ns e2e-x");
-    BOOST_TEST_REQUIRE(created.exit == 0, created.err);
+    BOOST_TEST(created.exit == 0, created.err);
     BOOST_TEST(created.out == "namespace/e2e-x created\n");
-    BOOST_TEST(kubectl("create configmap in-x -n e2e-x --from-literal=k=v").exit == 0);
+    auto& c = Cluster::get();
+    if (created.exit != 0)  // the rest still runs on a namespace made another way
+        BOOST_TEST_REQUIRE(kubectl("apply -f " + quote(c.dir.write("ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n"
+                                                                               "  name: e2e-x\n")
+                                                           .string()))
+                               .exit == 0);
+    auto inX = c.dir.write("in-x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: in-x\n  namespace: e2e-x\n"
+                                        "data:\n  k: v\n");
+    BOOST_TEST(kubectl("apply -f " + quote(inX.string())).exit == 0);
     BOOST_TEST(jsonpath("configmap in-x -n e2e-x", "{.data.k}") == "v");
-    auto nowhere = kubectl("create configmap orphan -n no-such-ns --from-literal=k=v");
+    auto nowhere = kubectl("apply -n no-such-ns -f " + quote(c.dir.write("orphan.yaml", "apiVersion: v1\nkind: ConfigMap\n"
+                                                                                   "metadata:\n  name: orphan\n").string()));
     BOOST_TEST(nowhere.exit != 0);
     BOOST_TEST(contains(nowhere.err, "namespaces \"no-such-ns\" not found"), nowhere.err);
 

@@ -523,6 +523,10 @@ class ProtocolTest(unittest.TestCase):
                             "namespaces", "nope")
         self.assertEqual(st["details"]["kind"], "namespaces")
 
+        self.status(self.c.post(CM, configmap("proto-elsewhere-ns", namespace="proto-other")), 400, "BadRequest",
+                    "the namespace of the provided object does not match the namespace sent on the request")
+        self.not_found(self.c.get(CM + "/proto-elsewhere-ns"), "configmaps", "proto-elsewhere-ns")
+
     def test_11_get(self):
         r = self.c.get(CM + "/proto-cm")
         cm = self.ok(r, kind="ConfigMap")
@@ -645,6 +649,16 @@ class ProtocolTest(unittest.TestCase):
                     "the name of the object (proto-other-name) does not match the name on the URL (proto-cm)")
         self.not_found(self.c.get(CM + "/proto-other-name"), "configmaps", "proto-other-name")
 
+        # Without a resourceVersion a ConfigMap update is unconditional; a PUT does not create a ConfigMap.
+        cur = self.ok(self.c.get(CM + "/proto-cm"))
+        unconditional = dict(cur, data={"a": "3"})
+        unconditional["metadata"] = {k: v for k, v in cur["metadata"].items() if k != "resourceVersion"}
+        got = self.ok(self.c.put(CM + "/proto-cm", unconditional), 200, "ConfigMap")
+        self.assertEqual(got["data"], {"a": "3"})
+        self.assertNotEqual(got["metadata"]["resourceVersion"], cur["metadata"]["resourceVersion"])
+        self.not_found(self.c.put(CM + "/proto-nothere", configmap("proto-nothere")), "configmaps", "proto-nothere")
+        self.not_found(self.c.get(CM + "/proto-nothere"), "configmaps", "proto-nothere")
+
     # ---- patch ----
 
     def test_15_patch_merge_json_strategic(self):
@@ -676,6 +690,11 @@ class ProtocolTest(unittest.TestCase):
 
         got = self.ok(self.c.patch(path, {"data": {"s": "3"}}, "application/strategic-merge-patch+json"))
         self.assertEqual(got["data"], {"m": "1", "j": "2", "s": "3"})
+        for ctype in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+            with self.subTest(absent=ctype):
+                self.not_found(self.c.patch(CM + "/proto-nothere", {"data": {"x": "1"}}, ctype),
+                               "configmaps", "proto-nothere")
+        self.not_found(self.c.get(CM + "/proto-nothere"), "configmaps", "proto-nothere")
 
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "proto-pod"},
                "spec": {"containers": [{"name": "a", "image": "busybox:1"}, {"name": "b", "image": "busybox:1"}]}}
@@ -715,10 +734,18 @@ class ProtocolTest(unittest.TestCase):
         again = self.ok(r, 200, "ConfigMap")
         self.assertEqual(again["metadata"]["uid"], got["metadata"]["uid"])
 
-        st = self.status(self.c.patch(q(path, fieldManager="mgr-b"), doc % "b", apply), 409, "Conflict",
-                         'Apply failed with 1 conflict: conflict with "mgr-a": .data.key')
-        self.assertEqual(st["details"].get("causes"),
-                         [{"reason": "FieldManagerConflict", "message": 'conflict with "mgr-a"', "field": ".data.key"}])
+        with self.subTest("managedFields after create and re-apply"):
+            self.assertEqual(again["metadata"]["resourceVersion"], got["metadata"]["resourceVersion"],
+                             "an identical re-apply is a no-op")
+            for obj in (got, again):
+                managed = obj["metadata"].get("managedFields")
+                self.assertEqual([(m["manager"], m["operation"], m.get("fieldsV1")) for m in managed or []],
+                                 [("mgr-a", "Apply", {"f:data": {"f:key": {}}})], obj)
+        with self.subTest("conflict"):
+            st = self.status(self.c.patch(q(path, fieldManager="mgr-b"), doc % "b", apply), 409, "Conflict",
+                             'Apply failed with 1 conflict: conflict with "mgr-a": .data.key')
+            self.assertEqual(st["details"].get("causes"), [{"reason": "FieldManagerConflict",
+                                                            "message": 'conflict with "mgr-a"', "field": ".data.key"}])
         self.assertEqual(self.ok(self.c.get(path))["data"], {"key": "a"})
 
         r = self.c.patch(q(path, fieldManager="mgr-b", force="true"), doc % "b", apply)
@@ -795,22 +822,40 @@ class ProtocolTest(unittest.TestCase):
                                   "to 0"}, details.get("causes", []), st)
         self.not_found(self.c.get(TJ + "/proto-tj-neg"), "trainjobs", "proto-tj-neg", "trainer.kubeflow.org")
 
-        bad = example("20-trainjob-torch-multi-node.yaml")
-        bad["metadata"] = {"name": "proto-tj-norun"}
-        bad["spec"]["runtimeRef"]["name"] = "no-such-runtime"
-        self.status(self.c.post(TJ, bad), 403, "Forbidden", prefix=WEBHOOK_DENIED, contains=("spec.runtimeRef",))
-        self.not_found(self.c.get(TJ + "/proto-tj-norun"), "trainjobs", "proto-tj-norun", "trainer.kubeflow.org")
+        # The upstream validator names the field spec.RuntimeRef for a ClusterTrainingRuntime and spec.runtimeRef
+        # for a TrainingRuntime (kubeflow/trainer pkg/runtime/core/{clustertrainingruntime,trainingruntime}.go).
+        cases = (("ClusterTrainingRuntime", "clustertrainingruntimes", "spec.RuntimeRef", "clusterTrainingRuntime"),
+                 ("TrainingRuntime", "trainingruntimes", "spec.runtimeRef", "trainingRuntime"))
+        for kind, resource, field, noun in cases:
+            with self.subTest(runtimeKind=kind):
+                bad = example("20-trainjob-torch-multi-node.yaml")
+                bad["metadata"] = {"name": "proto-tj-norun"}
+                bad["spec"]["runtimeRef"].update(kind=kind, name="no-such-runtime")
+                self.status(self.c.post(TJ, bad), 403, "Forbidden", prefix=WEBHOOK_DENIED + field,
+                            contains=('%s.trainer.kubeflow.org "no-such-runtime" not found' % resource,
+                                      "specified %s must be created before the TrainJob is created" % noun))
+                self.not_found(self.c.get(TJ + "/proto-tj-norun"), "trainjobs", "proto-tj-norun",
+                               "trainer.kubeflow.org")
 
     # ---- delete ----
 
     def test_20_delete(self):
         made = self.create(CM, configmap("proto-del"))
-        r = self.c.delete(CM + "/proto-del")
+        uid = made["metadata"]["uid"]
+        st = self.status(self.c.delete(CM + "/proto-del", {"kind": "DeleteOptions", "apiVersion": "v1",
+                                                           "preconditions": {"uid": "wrong-uid"}}), 409, "Conflict",
+                         prefix='Operation cannot be fulfilled on configmaps "proto-del": ',
+                         contains=("Precondition failed: UID in precondition: wrong-uid, UID in object meta: " + uid,))
+        self.assertEqual((st["details"]["name"], st["details"]["kind"]), ("proto-del", "configmaps"), st)
+        self.ok(self.c.get(CM + "/proto-del"))
+        r = self.c.delete(CM + "/proto-del",
+                          {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": uid}})
         body = self.ok(r, 200, "Status")
         self.assertEqual(body.get("status"), "Success", r)
         self.assertEqual(body["details"]["name"], "proto-del", r)
         self.assertEqual(body["details"]["kind"], "configmaps", r)
         self.assertEqual(body["details"].get("uid"), made["metadata"]["uid"], r)
+        self.assertIsNone(body.get("reason"), r)
         self.not_found(self.c.get(CM + "/proto-del"), "configmaps", "proto-del")
         self.not_found(self.c.delete(CM + "/proto-del"), "configmaps", "proto-del")
         self.not_found(self.c.delete(TJ + "/proto-never"), "trainjobs", "proto-never", "trainer.kubeflow.org")
@@ -877,15 +922,18 @@ class ProtocolTest(unittest.TestCase):
             self.assertEqual(r.json["status"]["phase"], "Terminating", r)
         self.assertTrue(eventually(lambda: self.gone(inner + "/proto-inner"), 30),
                         "the namespace's ConfigMap is still there")
-        self.assertTrue(eventually(lambda: self.gone("/api/v1/namespaces/proto-ns"), 30), "the namespace is still there")
+        self.assertTrue(eventually(lambda: self.gone("/api/v1/namespaces/proto-ns"), 30),
+                        "the namespace is still there")
         self.not_found(self.c.get("/api/v1/namespaces/proto-ns"), "namespaces", "proto-ns")
 
     def test_25_scope_mismatch(self):
-        self.route_not_found(self.c.get("/api/v1/configmaps/proto-cm"))
-        self.route_not_found(self.c.get("/api/v1/namespaces/default/namespaces/default"))
-        self.route_not_found(self.c.get(TRAINER + "/trainjobs/proto-tj"), allow_plain=True)
-        self.route_not_found(self.c.get(TRAINER + "/namespaces/default/clustertrainingruntimes/torch-distributed"),
-                             allow_plain=True)
+        for path, plain in (("/api/v1/configmaps/proto-cm", False),
+                            ("/api/v1/namespaces/default/namespaces/default", False),
+                            ("/api/v1/namespaces/default/namespaces", False),
+                            (TRAINER + "/trainjobs/proto-tj", True),
+                            (TRAINER + "/namespaces/default/clustertrainingruntimes/torch-distributed", True)):
+            with self.subTest(path=path):
+                self.route_not_found(self.c.get(path), allow_plain=plain)
         self.ok(self.c.get(CM + "/proto-cm"))
 
     # ---- watch ----
@@ -1081,38 +1129,48 @@ class ProtocolTest(unittest.TestCase):
 
     def test_90_bad_input(self):
         unrecognized = "the object provided is unrecognized (must be of type ConfigMap): "
-        self.status(self.c.post(CM, b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"proto-bad"',
-                                content_type="application/json"), 400, "BadRequest",
-                    prefix=unrecognized + "couldn't get version/kind; json parse error: ")
-        self.status(self.c.post(CM, [configmap("proto-arr")]), 400, "BadRequest",
-                    prefix=unrecognized + "couldn't get version/kind; json parse error: ")
-        self.not_found(self.c.get(CM + "/proto-bad"), "configmaps", "proto-bad")
+        with self.subTest("malformed JSON"):
+            self.status(self.c.post(CM, b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"proto-bad"',
+                                    content_type="application/json"), 400, "BadRequest",
+                        prefix=unrecognized + "couldn't get version/kind; json parse error: ")
+            self.not_found(self.c.get(CM + "/proto-bad"), "configmaps", "proto-bad")
+        with self.subTest("JSON array"):
+            self.status(self.c.post(CM, [configmap("proto-arr")]), 400, "BadRequest",
+                        prefix=unrecognized + "couldn't get version/kind; json parse error: ")
+            self.not_found(self.c.get(CM + "/proto-arr"), "configmaps", "proto-arr")
 
-        doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: proto-yaml\n  labels:\n    via: yaml\ndata:\n  y: '1'\n"
-        got = self.ok(self.c.post(CM, doc, content_type="application/yaml"), 201, "ConfigMap")
-        self.kept[CM + "/proto-yaml"] = got["metadata"]["uid"]
-        self.assertEqual((got["data"], got["metadata"]["labels"]), ({"y": "1"}, {"via": "yaml"}))
+        with self.subTest("YAML body"):
+            doc = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: proto-yaml\n  labels:\n    via: yaml\n"
+                   "data:\n  y: '1'\n")
+            got = self.ok(self.c.post(CM, doc, content_type="application/yaml"), 201, "ConfigMap")
+            self.kept[CM + "/proto-yaml"] = got["metadata"]["uid"]
+            self.assertEqual((got["data"], got["metadata"]["labels"]), ({"y": "1"}, {"via": "yaml"}))
 
-        big = configmap("proto-big", {"blob": "x" * (4 * 1024 * 1024)})
-        self.status(self.c.request_big("POST", CM, json.dumps(big).encode()), 413, "RequestEntityTooLarge",
-                    "Request entity too large: limit is 3145728")
-        self.not_found(self.c.get(CM + "/proto-big"), "configmaps", "proto-big")
+        with self.subTest("4 MiB body"):
+            big = configmap("proto-big", {"blob": "x" * (4 * 1024 * 1024)})
+            self.status(self.c.request_big("POST", CM, json.dumps(big).encode()), 413, "RequestEntityTooLarge",
+                        "Request entity too large: limit is 3145728")
+            self.not_found(self.c.get(CM + "/proto-big"), "configmaps", "proto-big")
 
-        st = self.status(self.c.post(TJ, b"k8s\x00\x0a\x02v1", content_type="application/vnd.kubernetes.protobuf"),
-                         415, "UnsupportedMediaType", prefix=UNKNOWN_FORMAT)
-        accepted = st["message"][len(UNKNOWN_FORMAT):].split(", ")
-        self.assertIn("application/json", accepted, st)
-        self.assertIn("application/yaml", accepted, st)
+        with self.subTest("protobuf"):
+            st = self.status(self.c.post(TJ, b"k8s\x00\x0a\x02v1", content_type="application/vnd.kubernetes.protobuf"),
+                             415, "UnsupportedMediaType", prefix=UNKNOWN_FORMAT)
+            accepted = st["message"][len(UNKNOWN_FORMAT):].split(", ")
+            self.assertIn("application/json", accepted, st)
+            self.assertIn("application/yaml", accepted, st)
 
-        secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "proto-secret"}, "data": {}}
-        self.status(self.c.post(CM, secret), 400, "BadRequest",
-                    prefix='Secret in version "v1" cannot be handled as a ConfigMap')
-        self.not_found(self.c.get(CM + "/proto-secret"), "configmaps", "proto-secret")
-        self.not_found(self.c.get("/api/v1/namespaces/default/secrets/proto-secret"), "secrets", "proto-secret")
+        with self.subTest("a Secret to /configmaps"):
+            secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "proto-secret"}, "data": {}}
+            self.status(self.c.post(CM, secret), 400, "BadRequest",
+                        prefix='Secret in version "v1" cannot be handled as a ConfigMap')
+            self.not_found(self.c.get(CM + "/proto-secret"), "configmaps", "proto-secret")
+            self.not_found(self.c.get("/api/v1/namespaces/default/secrets/proto-secret"), "secrets", "proto-secret")
 
-        self.status(self.c.post(CM, b"[" * 100000, content_type="application/json"), 400, "BadRequest")
-        self.status(self.c.post(CM, b'{"a":' * 100000 + b"1" + b"}" * 100000, content_type="application/json"),
-                    400, "BadRequest")
+        with self.subTest("deep nesting"):
+            self.status(self.c.post(CM, b"[" * 100000, content_type="application/json"), 400, "BadRequest",
+                        prefix=unrecognized + "couldn't get version/kind; json parse error: ")
+            self.status(self.c.post(CM, b'{"a":' * 100000 + b"1" + b"}" * 100000, content_type="application/json"),
+                        400, "BadRequest", prefix=unrecognized + "couldn't get version/kind; json parse error: ")
         r = self.c.get("/readyz", token=None)
         self.assertEqual((r.status, r.text), (200, "ok"), r)
 

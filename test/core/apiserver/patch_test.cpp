@@ -296,7 +296,7 @@ BOOST_AUTO_TEST_CASE(malformed_bodies) {
         {"nul!", "invalid character '!' in literal null (expecting 'l')"},
         {"{'a':1}", "invalid character '\\'' looking for beginning of object key string"},
         {"\xff", "invalid character 'ÿ' looking for beginning of value"},
-        {std::string(10001, '['), "invalid character '[' exceeded max depth"},
+        {std::string(1001, '['), "invalid character '[' exceeded max depth"},
     };
     const json::value pod = parseJson(kPod);
     for (auto const& c : cases) {
@@ -343,6 +343,8 @@ BOOST_AUTO_TEST_CASE(strategic_merge_patch_pod) {
          }},
         {"$patch: delete removes a list item", R"({"spec":{"containers":[{"name":"b","$patch":"delete"}]}})",
          [&](const json::value& p) { BOOST_TEST(names(spec(p).at("containers")) == std::vector<std::string>{"a"}, boost::test_tools::per_element()); }},
+        {"several deletions", R"({"spec":{"containers":[{"name":"a","$patch":"delete"},{"name":"b","$patch":"delete"}]}})",
+         [&](const json::value& p) { BOOST_TEST(spec(p).at("containers") == json::array()); }},
         {"$patch: replace replaces the list", R"({"spec":{"containers":[{"name":"z","image":"z:1"},{"$patch":"replace"}]}})",
          [&](const json::value& p) { BOOST_TEST(spec(p).at("containers") == parseJson(R"([{"name":"z","image":"z:1"}])")); }},
         {"$patch: replace on a map", R"({"metadata":{"labels":{"$patch":"replace","only":"this"}}})",
@@ -519,8 +521,8 @@ BOOST_AUTO_TEST_CASE(hostile_inputs) {
         return s;
     };
     const json::value pod = parseJson(kPod);
-    std::string deepObject = nested(9999, R"({"spec":)", "}", "null");
-    std::string deepArray = nested(10000, "[", "]", "");
+    std::string deepObject = nested(999, R"({"spec":)", "}", "null");
+    std::string deepArray = nested(1000, "[", "]", "");
     for (auto const* body : {&deepObject, &deepArray}) {
         auto m = mergePatch(pod, *body);
         auto j = jsonPatch(pod, *body);
@@ -529,16 +531,17 @@ BOOST_AUTO_TEST_CASE(hostile_inputs) {
         BOOST_TEST((j.ok || j.code == 400 || j.code == 422));
         BOOST_TEST((s.ok || s.code == 400 || s.code == 500));
     }
-    // A deep patch merged into an equally deep document.
+    // A patch at the depth limit merged into an equally deep document, and a deeper document.
     json::value deepDoc = parseJson("{}");
     {
         json::value* cur = &deepDoc;
-        for (int i = 0; i < 3000; ++i) cur = &(cur->as_object()["spec"] = json::object());
+        for (int i = 0; i < 5000; ++i) cur = &(cur->as_object()["spec"] = json::object());
     }
-    auto deep = mergePatch(deepDoc, nested(3000, R"({"spec":)", "}", R"({"x":1})"));
-    BOOST_TEST(deep.ok);
-    auto deepSmp = strategicMergePatch(deepDoc, nested(3000, R"({"spec":)", "}", R"({"x":1})"), "v1", "Pod", true);
-    BOOST_TEST(deepSmp.ok);
+    const std::string deepPatch = nested(998, R"({"spec":)", "}", R"({"x":1})");
+    BOOST_TEST(mergePatch(deepDoc, deepPatch).ok);
+    BOOST_TEST(strategicMergePatch(deepDoc, deepPatch, "v1", "Pod", true).ok);
+    BOOST_TEST(jsonPatch(deepDoc, R"([{"op":"copy","from":"/spec","path":"/copy"}])").ok);
+    BOOST_TEST(formatGoValue(deepDoc).size() > 1000u);
 
     // 200000 finalizers and 50000 containers merge in well under a second each.
     std::string finalizers = R"({"metadata":{"finalizers":[)";

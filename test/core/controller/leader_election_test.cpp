@@ -36,7 +36,8 @@ public:
     StoreResult update(const json::object& o) override { return failWrites ? failed() : s_.update(o); }
     StoreResult updateStatus(const json::object& o) override { return failWrites ? failed() : s_.updateStatus(o); }
     ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
-    StoreResult remove(const ObjectKey& k) override { return s_.remove(k); }
+    using Store::remove;
+    StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
     std::vector<Change> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
     int64_t revision() const override { return s_.revision(); }
     int64_t compactedRevision() const override { return s_.compactedRevision(); }

@@ -13,10 +13,11 @@ namespace {
 
 std::vector<Route> echoRoutes() {
     return {
-        Route{"GET", "/hello", [](const Request&) { return Response{200, "text/plain", "hello", {}}; }},
+        Route{"GET", "/hello", [](const Request&) { return Response{200, "text/plain", "hello", {}, {}}; }},
         Route{"POST", "/echo",
               [](const Request& r) {
-                  return Response{200, "application/octet-stream", r.header("X-Tag") + ":" + std::to_string(r.body.size()), {}};
+                  return Response{200, "application/octet-stream", r.header("X-Tag") + ":" + std::to_string(r.body.size()), {},
+                                  {}};
               }},
         Route{"GET", "/throw", [](const Request&) -> Response { throw std::runtime_error("boom"); }},
     };
@@ -96,6 +97,40 @@ BOOST_AUTO_TEST_CASE(routes_methods_and_unknown_paths) {
     }
     auto allow = trainer::test::run("curl -s -i -X DELETE " + url(server, "/echo"));
     BOOST_TEST(allow.output.find("Allow: POST") != std::string::npos);
+    server.stop();
+}
+
+// A stream that yields three chunks, one per poll, with empty polls between them.
+class CountingStream : public ResponseStream {
+public:
+    StreamChunk poll() override {
+        if (++polls % 2) return {};
+        ++sent;
+        return {"chunk" + std::to_string(sent) + "\n", sent == 3};
+    }
+    std::chrono::milliseconds idle() const override { return std::chrono::milliseconds(1); }
+    int polls = 0, sent = 0;
+};
+
+BOOST_AUTO_TEST_CASE(streamed_responses_prefix_routes_and_error_responder) {
+    trainer::test::IoRunner runner;
+    auto opts = localOptions();
+    opts.errors = [](unsigned status, const std::string& message) {
+        return Response{status, "application/json", "{\"message\":\"" + message + "\"}", {}, {}};
+    };
+    std::vector<Route> routes{
+        Route{"GET", "/stream/", [](const Request&) {
+                  Response r{200, "application/json", "", {}, std::make_shared<CountingStream>()};
+                  return r;
+              }, true}};
+    HttpServer server(runner.io, opts, routes);
+    BOOST_TEST_REQUIRE(server.start() == "");
+    auto r = trainer::test::run("curl -s -i " + url(server, "/stream/any/thing"));
+    BOOST_TEST(r.output.find("Transfer-Encoding: chunked") != std::string::npos, r.output);
+    BOOST_TEST(r.output.find("chunk1\nchunk2\nchunk3\n") != std::string::npos, r.output);
+    auto missing = curl(url(server, "/other"));
+    BOOST_TEST(missing.status == 404);
+    BOOST_TEST(missing.body == "{\"message\":\"404 page not found\"}");
     server.stop();
 }
 
