@@ -1,5 +1,6 @@
 #include "core/cli/cli.hpp"
 #include "core/cli/embedded_api.hpp"
+#include "core/cli/run_backend.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -17,8 +18,9 @@ const FlagSpec kPluginDir{"plugin-dir", 0, true, false, "directory of plugin .so
 const FlagSpec kOutput{"output", 'o', true, false, "output format", ""};
 const FlagSpec kStore{"store", 0, true, false, "the embedded store file (created if absent)", "./trainer-operator.db"};
 // Adds the embedded API's flags (embedded_api.cpp) to a command's.
-std::vector<FlagSpec> withApiFlags(std::vector<FlagSpec> flags) {
+std::vector<FlagSpec> withApiFlags(std::vector<FlagSpec> flags, std::vector<FlagSpec> more = {}) {
     for (auto& f : embeddedApiFlags()) flags.push_back(std::move(f));
+    for (auto& f : more) flags.push_back(std::move(f));
     return flags;
 }
 
@@ -42,11 +44,11 @@ const std::vector<Command>& commands() {
         {"run",
          "run --plugin-dir DIR [--store PATH] [--config FILE] [--health-probe-bind-address ADDR] "
          "[--metrics-bind-address ADDR] [--webhook-port N] [--webhook-cert-dir DIR] [--workers N] [--zap-* ...] "
-         "[--api-bind-address ADDR] [--write-kubeconfig PATH] [--api-cert-dir DIR]",
-         "Run the operator: controllers on the embedded store, its Kubernetes API, admission webhooks, health and "
-         "metrics",
+         "[--api-bind-address ADDR] [--write-kubeconfig PATH] [--api-cert-dir DIR] | [--kubeconfig PATH] [--context NAME]",
+         "Run the operator: controllers on the embedded store (with its Kubernetes API) or against a cluster's API "
+         "server, admission webhooks, health and metrics",
          withApiFlags({kPluginDir,
-          kStore,
+          {"store", 0, true, false, "the embedded store file, created if absent (default ./trainer-operator.db)", ""},
           {"config", 0, true, false,
            "a config.trainer.kubeflow.org/v1alpha1 Configuration file (leader election on a Lease is on by default; "
            "leaderElection.leaderElect: false turns it off)",
@@ -58,7 +60,8 @@ const std::vector<Command>& commands() {
           {"workers", 0, true, false, "concurrent TrainJob reconciles (default 1)", ""},
           {"zap-log-level", 0, true, false, "debug, info, warn, error or an integer", ""},
           {"zap-encoder", 0, true, false, "json or console", ""},
-          {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}}),
+          {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}},
+                      clusterFlags()),
          0, 0, &cmdRun},
         {"apiserver",
          "apiserver [--store PATH] [--plugin-dir DIR] [--api-bind-address ADDR] [--write-kubeconfig PATH] "

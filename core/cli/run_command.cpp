@@ -5,7 +5,7 @@
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
-#include "core/cli/embedded_api.hpp"
+#include "core/cli/run_backend.hpp"
 #include "core/cli/log_flags.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/controller/configuration.hpp"
@@ -149,7 +149,6 @@ int cmdRun(const Args& args, Io& io) {
     }
     log::init(logOpts);
     log::Logger setup("setup");
-    const std::string storePath = args.get("store", kDefaultStorePath);
     const std::string plugins = args.has("plugin-dir") || cfg.pluginDirectory.empty() ? pluginDir(args) : cfg.pluginDirectory;
 
     auto& metrics = srv::defaultRegistry();
@@ -205,15 +204,6 @@ int cmdRun(const Args& args, Io& io) {
         return 1;
     };
 
-    auto opened = SqliteStore::open(storePath);
-    if (!opened.store) {
-        setup.error("Unable to open the store", {{"store", storePath}, {"error", opened.error}});
-        return fail();
-    }
-    SqliteStore& store = *opened.store;
-    health.setReady("store", true);
-    setup.info("Opened the store", {{"store", storePath}, {"revision", store.revision()}});
-
     PluginRegistry registry;
     registry.setLogSink(loggerSink(log::Logger("plugin")));
     registry.loadDirectory(plugins, cfg.plugins);
@@ -232,15 +222,17 @@ int cmdRun(const Args& args, Io& io) {
     });
     health.setReady("plugins", true);
 
-    // The Kubernetes API over the store (embedded mode); --api-bind-address 0 turns it off.
-    std::unique_ptr<EmbeddedApi> api;
-    if (auto apiOptions = embeddedApiOptions(args, storePath); apiOptions.bindAddress != "0") {
-        api = std::make_unique<EmbeddedApi>(store, registry, framework);
-        if (auto err = api->start(ioc, apiOptions); !err.empty()) {
-            setup.error("Unable to serve the Kubernetes API", {{"address", apiOptions.bindAddress}, {"error", err}});
-            return fail();
-        }
+    // The objects: the embedded store (and its Kubernetes API), or a cluster's API server.
+    std::string backendError;
+    auto backend = clusterMode(args) ? openClusterBackend(args, cfg, registry, metrics, backendError)
+                                     : openEmbeddedBackend(args, ioc, registry, framework, backendError);
+    if (!backend) {
+        setup.error(clusterMode(args) ? "Unable to reach the API server" : "Unable to open the store",
+                    {{"error", backendError}});
+        return fail();
     }
+    Store& store = backend->store();
+    health.setReady("store", true);
 
     // Webhooks and HTTPS metrics need certificates.
     std::unique_ptr<srv::CertWatcher> certs;
@@ -298,7 +290,7 @@ int cmdRun(const Args& args, Io& io) {
         }
     }
     stopServers();
-    if (api) api->stop();
+    backend->stop();
     joinIo();
     setup.info("Stopped");
     return exitCode;

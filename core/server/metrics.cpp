@@ -91,6 +91,10 @@ const std::vector<MetricDef>& metricTable() {
          "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. "
          "'name' is the string used to identify the lease. Please make sure to group by name.",
          {"name"}, {}},
+        {"trainer_informer_cache_bytes", T::Gauge,
+         "Bytes of JSON the informers' cache holds per kind (cluster mode)", {"kind"}, {}},
+        {"trainer_informer_relists_total", T::Gauge,
+         "Lists the informers made per kind (start-up and after 410 Gone)", {"kind"}, {}},
         {"trainer_plugin_hook_calls_total", T::Counter, "Total number of plugin hook calls", {"plugin", "hook"}, {}},
         {"trainer_plugin_hook_errors_total", T::Counter, "Total number of plugin hook calls that returned an error",
          {"plugin", "hook"}, {}},

@@ -187,6 +187,12 @@ BOOST_AUTO_TEST_CASE(run_apply_get_delete_health_metrics_and_sigterm) {
     BOOST_TEST(missing.exit == 1);
     BOOST_TEST(missing.err.find("Error from server (NotFound): trainjobs.trainer.kubeflow.org \"nope\" not found") !=
                std::string::npos);
+    // -o name, as kubectl prints it.
+    auto names = cli(store, "get trainjobs -o name");
+    BOOST_TEST(names.exit == 0);
+    BOOST_TEST(names.out.find("trainjob.trainer.kubeflow.org/multi-node-example\n") != std::string::npos, names.out);
+    BOOST_TEST(cli(store, "get configmap multi-node-example-runtime-snapshot -o name").out ==
+               "configmap/multi-node-example-runtime-snapshot\n");
     auto badKind = cli(store, "get trainjbos");
     BOOST_TEST(badKind.exit == 1);
     BOOST_TEST(badKind.err.find("did you mean") != std::string::npos);

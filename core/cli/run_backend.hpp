@@ -1,0 +1,43 @@
+// Where `run` keeps its objects (DESIGN "Two modes, one reconcile path"): the embedded SQLite
+// store with its Kubernetes API, or a cluster's API server through informers. The controller,
+// the pipeline, the plugins and the webhooks see only the Store either gives.
+#pragma once
+
+#include "core/cli/cli.hpp"
+#include "core/controller/configuration.hpp"
+#include "core/plugin/framework.hpp"
+#include "core/plugin/registry.hpp"
+#include "core/server/metrics.hpp"
+#include "core/store/store.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <memory>
+
+namespace trainer::core::cli {
+
+class RunBackend {
+public:
+    virtual ~RunBackend() = default;
+    virtual Store& store() = 0;
+    // Stops what the backend runs (the embedded API, the informers); the store stays readable.
+    virtual void stop() = 0;
+};
+
+// Cluster mode: --kubeconfig given, or running in a cluster (KUBERNETES_SERVICE_HOST) without --store.
+bool clusterMode(const Args& args);
+
+// The embedded store at --store and, unless --api-bind-address is 0, its Kubernetes API.
+std::unique_ptr<RunBackend> openEmbeddedBackend(const Args& args, boost::asio::io_context& io, const PluginRegistry& registry,
+                                                const Framework& framework, std::string& error);
+
+// A Kubernetes API server (kubeconfig or in-cluster), informers over every kind the controller
+// and the plugins read (listed once before this returns), writes through its API.
+std::unique_ptr<RunBackend> openClusterBackend(const Args& args, const controller::Configuration& cfg,
+                                               const PluginRegistry& registry, server::Registry& metrics,
+                                               std::string& error);
+
+// The flags cluster mode adds to `run`.
+std::vector<FlagSpec> clusterFlags();
+
+}  // namespace trainer::core::cli
