@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, std::string>> informedKinds(const PluginRegis
 
 class ClusterBackend : public RunBackend {
 public:
-    std::unique_ptr<kube::Client> client;
+    std::unique_ptr<kube::Client> api;
     kube::InformerCache cache;
     std::unique_ptr<kube::Informers> informers;
     std::unique_ptr<kube::RemoteStore> remote;
@@ -61,7 +61,10 @@ public:
     std::condition_variable cv;
     bool stopping = false;
 
+    std::string ns;
     Store& store() override { return *remote; }
+    kube::Client* client() override { return api.get(); }
+    std::string operatorNamespace() const override { return ns; }
     void stop() override {
         {
             std::lock_guard lock(mu);
@@ -122,7 +125,11 @@ std::vector<FlagSpec> clusterFlags() {
              ""},
             {"context", 0, true, false, "the kubeconfig context (default: its current-context)", ""},
             {"insecure-skip-tls-verify", 0, false, false,
-             "accept a kubeconfig that turns off verification of the server's certificate", ""}};
+             "accept a kubeconfig that turns off verification of the server's certificate", ""},
+            {"webhook-cert-management", 0, true, false,
+             "self: keep the webhook certificate in its Secret and the webhook configurations' caBundle (cluster "
+             "mode; the Configuration's certManagement.enable, default on); none: certificates come from elsewhere",
+             ""}};
 }
 
 std::unique_ptr<RunBackend> openEmbeddedBackend(const Args& args, boost::asio::io_context& io, const PluginRegistry& registry,
@@ -157,19 +164,22 @@ std::unique_ptr<RunBackend> openClusterBackend(const Args& args, const controlle
     }
     auto b = std::make_unique<ClusterBackend>();
     b->metrics = &metrics;
-    b->client = std::make_unique<kube::Client>(*rc.config);
+    // The operator's own namespace: the service account's in a cluster, else the leader election's.
+    b->ns = args.has("kubeconfig") || !std::getenv("KUBERNETES_SERVICE_HOST") ? cfg.leaderElectionResourceNamespace
+                                                                              : rc.config->ns;
+    b->api = std::make_unique<kube::Client>(*rc.config);
     // TRAINER_CLIENT_REQUEST_LOG=FILE appends "METHOD path?query" for every request sent (the
     // RBAC proof in test/e2e_cluster reads it).
     if (const char* log = std::getenv("TRAINER_CLIENT_REQUEST_LOG"); log && *log) {
         auto file = std::make_shared<std::ofstream>(log, std::ios::app);
         auto mu = std::make_shared<std::mutex>();
-        b->client->setObserver([file, mu](std::string_view method, std::string_view path) {
+        b->api->setObserver([file, mu](std::string_view method, std::string_view path) {
             std::lock_guard lock(*mu);
             *file << method << ' ' << path << '\n' << std::flush;
         });
     }
     std::string missing;
-    auto resources = kube::discoverResources(*b->client, informedKinds(registry), missing);
+    auto resources = kube::discoverResources(*b->api, informedKinds(registry), missing);
     bool haveTrainJobs = std::any_of(resources.begin(), resources.end(), [](auto const& r) { return r.kind == "TrainJob"; });
     if (!haveTrainJobs) {
         error = "the API server at " + rc.config->server + " does not serve trainjobs.trainer.kubeflow.org (install " +
@@ -179,18 +189,18 @@ std::unique_ptr<RunBackend> openClusterBackend(const Args& args, const controlle
     if (!missing.empty()) setup.warn("Kinds the plugins build are not served; they are not watched", {{"kinds", missing}});
     if (cfg.leaderElect) {
         std::string leaseMissing;
-        auto lease = kube::discoverResources(*b->client, {{"coordination.k8s.io/v1", "Lease"}}, leaseMissing);
+        auto lease = kube::discoverResources(*b->api, {{"coordination.k8s.io/v1", "Lease"}}, leaseMissing);
         for (auto& l : lease) {
             l.ns = cfg.leaderElectionResourceNamespace;
             resources.push_back(l);
         }
     }
-    b->informers = std::make_unique<kube::Informers>(*b->client, b->cache, resources);
+    b->informers = std::make_unique<kube::Informers>(*b->api, b->cache, resources);
     if (auto err = b->informers->start(); !err.empty()) {
         error = "listing from " + rc.config->server + ": " + err;
         return nullptr;
     }
-    b->remote = std::make_unique<kube::RemoteStore>(*b->client, b->cache, resources);
+    b->remote = std::make_unique<kube::RemoteStore>(*b->api, b->cache, resources);
     b->startGauges();
     setup.info("Watching the API server",
                {{"server", rc.config->server}, {"from", rc.config->origin}, {"kinds", static_cast<int64_t>(resources.size())}});

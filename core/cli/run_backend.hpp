@@ -5,6 +5,7 @@
 
 #include "core/cli/cli.hpp"
 #include "core/controller/configuration.hpp"
+#include "core/kube/client.hpp"
 #include "core/plugin/framework.hpp"
 #include "core/plugin/registry.hpp"
 #include "core/server/metrics.hpp"
@@ -22,6 +23,9 @@ public:
     virtual Store& store() = 0;
     // Stops what the backend runs (the embedded API, the informers); the store stays readable.
     virtual void stop() = 0;
+    // The API client and the operator's namespace (cluster mode), else null and "".
+    virtual kube::Client* client() { return nullptr; }
+    virtual std::string operatorNamespace() const { return {}; }
 };
 
 // Cluster mode: --kubeconfig given, or running in a cluster (KUBERNETES_SERVICE_HOST) without --store.

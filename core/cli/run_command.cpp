@@ -6,6 +6,7 @@
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
 #include "core/cli/run_backend.hpp"
+#include "core/cli/webhook_certs.hpp"
 #include "core/cli/log_flags.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/controller/configuration.hpp"
@@ -25,6 +26,7 @@
 #include <boost/asio/signal_set.hpp>
 
 #include <charconv>
+#include <filesystem>
 #include <csignal>
 #include <future>
 #include <thread>
@@ -49,6 +51,11 @@ std::vector<std::string> applyFlags(const Args& args, Configuration& cfg, int& w
     if (args.has("health-probe-bind-address")) cfg.healthProbeBindAddress = args.get("health-probe-bind-address");
     if (args.has("metrics-bind-address")) cfg.metricsBindAddress = args.get("metrics-bind-address");
     if (args.has("webhook-cert-dir")) cfg.webhookCertDir = args.get("webhook-cert-dir");
+    if (args.has("webhook-cert-management")) {
+        auto v = args.get("webhook-cert-management");
+        if (v == "self" || v == "none") cfg.certManagementEnable = v == "self";
+        else errs.push_back("--webhook-cert-management: must be self or none, got \"" + v + "\"");
+    }
     if (args.has("webhook-port")) {
         if (auto p = parseInt(args.get("webhook-port"))) cfg.webhookPort = *p;
         else errs.push_back("--webhook-port: not an integer: \"" + args.get("webhook-port") + "\"");
@@ -234,6 +241,21 @@ int cmdRun(const Args& args, Io& io) {
     Store& store = backend->store();
     health.setReady("store", true);
 
+    // In a cluster the operator keeps its webhook certificate itself (upstream's certManagement).
+    std::unique_ptr<WebhookCertManager> certManager;
+    if (auto* client = backend->client(); client && cfg.certManagementEnable) {
+        WebhookCertOptions o;
+        o.ns = backend->operatorNamespace();
+        o.service = cfg.webhookServiceName;
+        o.secretName = cfg.webhookSecretName;
+        if (!cfg.webhookCertDir.empty()) o.certDir = cfg.webhookCertDir;
+        certManager = std::make_unique<WebhookCertManager>(*client, o);
+        if (auto err = certManager->ensure(); !err.empty())
+            setup.error("Webhook certificate management failed", {{"error", err}});
+        if (std::filesystem::exists(std::filesystem::path(o.certDir) / "tls.crt")) cfg.webhookCertDir = o.certDir;
+        certManager->start();
+    }
+
     // Webhooks and HTTPS metrics need certificates.
     std::unique_ptr<srv::CertWatcher> certs;
     if (!cfg.webhookCertDir.empty()) {
@@ -290,6 +312,7 @@ int cmdRun(const Args& args, Io& io) {
         }
     }
     stopServers();
+    if (certManager) certManager->stop();
     backend->stop();
     joinIo();
     setup.info("Stopped");

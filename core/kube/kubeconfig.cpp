@@ -270,3 +270,45 @@ RestConfigResult loadKubeconfig(const KubeconfigOptions& options) {
 }
 
 }  // namespace trainer::core::kube
+
+namespace trainer::core::kube {
+
+// client-go's rest.InClusterConfig: the service host and port from the environment, the token
+// as a file (re-read on rotation), ca.crt when present (else the system's trust store, as
+// client-go only logs a CA it cannot load; a present but unparsable one is an error here), and
+// the namespace file (else "default").
+RestConfigResult inClusterConfig(const std::string& root) {
+    RestConfigResult r;
+    const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+    const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+    if (!host || !*host || !port || !*port) {
+        r.error = "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined";
+        return r;
+    }
+    RestConfig rc;
+    std::string h = host;
+    rc.server = "https://" + (h.find(':') != std::string::npos ? "[" + h + "]" : h) + ":" + port;
+    std::string why;
+    if (!parseServerUrl(rc.server, why)) return r.error = "in-cluster configuration: " + why, r;
+    fs::path dir(root);
+    std::string ignored;
+    rc.tokenFile = (dir / "token").string();
+    if (!readFile(rc.tokenFile, ignored, why)) return r.error = "in-cluster configuration: " + why, r;
+    std::string ca = (dir / "ca.crt").string();
+    std::error_code ec;
+    if (fs::exists(ca, ec)) {
+        if (!readFile(ca, rc.caPem, why)) return r.error = "in-cluster configuration: " + why, r;
+        if (auto bad = checkCertificates(rc.caPem); !bad.empty()) return r.error = ca + ": " + bad, r;
+    }
+    std::string ns;
+    if (readFile((dir / "namespace").string(), ns, why)) {
+        auto b = ns.find_first_not_of(" \t\r\n");
+        auto e = ns.find_last_not_of(" \t\r\n");
+        if (b != std::string::npos) rc.ns = ns.substr(b, e - b + 1);
+    }
+    rc.origin = "in-cluster configuration (" + root + ")";
+    r.config = std::move(rc);
+    return r;
+}
+
+}  // namespace trainer::core::kube

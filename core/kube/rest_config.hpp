@@ -12,6 +12,7 @@ struct RestConfig {
     std::string server;               // "https://127.0.0.1:6443" (a path prefix is kept)
     std::string caPem;                // CA bundle to trust; empty: the system's trust store
     bool insecureSkipTlsVerify = false;
+    std::string tlsServerName;        // the name to send (SNI) and verify instead of the server's host
     std::string token;                // bearer token, or
     std::string tokenFile;            // a file holding it, re-read when it changes (rotation)
     std::string clientCertPem;        // client certificate and key (PEM)

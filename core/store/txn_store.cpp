@@ -333,6 +333,8 @@ StoreResult TxnStore::updateStatus(const json::object& input) {
         if (staleVersion(input, *current)) return fail(r, StoreStatus::Conflict, msg.conflict(key));
         json::object next = *current;
         copyMember(next, input, "status");
+        // The API server records who wrote the status (core/apiserver/field_manager.hpp).
+        if (auto* mf = metaOf(input).if_contains("managedFields")) metaOf(next)["managedFields"] = *mf;
         if (next == *current) {
             r.object = std::move(next);
             return;

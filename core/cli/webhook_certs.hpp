@@ -1,0 +1,55 @@
+// Certificate management for the admission webhooks in a cluster, as upstream's
+// `certManagement.enable` does it (open-policy-agent/cert-controller): a CA and a serving
+// certificate for the webhook Service kept in a Secret, written into the webhook certificate
+// directory (where server::CertWatcher picks them up), the CA injected as `caBundle` into our
+// ValidatingWebhookConfiguration and MutatingWebhookConfiguration, and both renewed before they
+// expire.
+#pragma once
+
+#include "core/kube/client.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace trainer::core::cli {
+
+struct WebhookCertOptions {
+    std::string ns = "kubeflow-system";
+    std::string service = "kubeflow-trainer-controller-manager";
+    std::string secretName = "kubeflow-trainer-webhook-cert";
+    std::string certDir = "/tmp/k8s-webhook-server/serving-certs";
+    std::string validatingConfiguration = "validator.trainer.kubeflow.org";
+    std::string mutatingConfiguration = "defaulter.trainer.kubeflow.org";
+    // Renew when the serving certificate expires within this (cert-controller's lookahead).
+    std::chrono::hours renewBefore{24 * 90};
+    std::chrono::minutes checkEvery{60};
+};
+
+class WebhookCertManager {
+public:
+    WebhookCertManager(kube::Client& client, WebhookCertOptions options);
+    ~WebhookCertManager();
+    // Makes sure the Secret holds a valid pair (creating or renewing it), writes the files and
+    // injects the CA. Returns an error message, empty on success.
+    std::string ensure();
+    // Repeats ensure() every checkEvery until stop().
+    void start();
+    void stop();
+
+private:
+    std::string injectCaBundle(const std::string& kindPath, const std::string& name, const std::string& caPem);
+    kube::Client& client_;
+    WebhookCertOptions options_;
+    std::thread thread_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool stopping_ = false;
+};
+
+// Seconds until the PEM certificate's notAfter (negative when expired); nullopt when unreadable.
+std::optional<int64_t> secondsUntilExpiry(const std::string& certPem);
+
+}  // namespace trainer::core::cli
