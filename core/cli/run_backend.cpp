@@ -82,10 +82,12 @@ public:
             std::unique_lock lock(mu);
             while (!stopping) {
                 lock.unlock();
-                for (auto const& [kind, bytes] : cache.bytesByKind())
-                    metrics->set("trainer_informer_cache_bytes", {kind}, static_cast<double>(bytes));
-                for (auto const& [kind, n] : informers->relists())
-                    metrics->set("trainer_informer_relists_total", {kind}, n);
+                for (auto const& [r, n] : informers->relists()) {
+                    auto name = r.groupResource();
+                    metrics->set("trainer_informer_cache_bytes", {name},
+                                 static_cast<double>(cache.bytesOf(r.apiVersion, r.kind)));
+                    metrics->set("trainer_informer_relists_total", {name}, n);
+                }
                 lock.lock();
                 cv.wait_for(lock, std::chrono::seconds(2), [&] { return stopping; });
             }

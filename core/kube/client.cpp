@@ -126,7 +126,12 @@ struct Client::Impl {
         auto u = parseServerUrl(config.server, initError);
         if (!u) return;
         url = *u;
-        if (url.tls) initError = makeTlsContext();
+        if (!url.tls) return;
+        try {
+            initError = makeTlsContext();
+        } catch (const std::exception& e) {
+            initError = std::string("creating the TLS context: ") + e.what();
+        }
     }
 
     std::string makeTlsContext();
@@ -277,20 +282,24 @@ void Client::Impl::observe(std::string_view method, std::string_view pathAndQuer
     if (f) f(method, pathAndQuery);
 }
 
-Client::Client(RestConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+namespace {
 
-Client::~Client() = default;
-
-const RestConfig& Client::config() const { return impl_->config; }
-
-void Client::setObserver(std::function<void(std::string_view, std::string_view)> observer) {
-    std::lock_guard lock(impl_->mu);
-    impl_->observer = std::move(observer);
+// Runs `f`, turning anything it throws (an allocation, a callback) into an error value.
+template <class F>
+HttpResult guarded(const Client::Impl& d, std::string_view method, std::string_view pathAndQuery, F&& f) {
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        return d.failure(method, pathAndQuery, e.what());
+    } catch (...) {
+        return d.failure(method, pathAndQuery, "unknown exception");
+    }
 }
 
-HttpResult Client::request(std::string_view method, std::string_view pathAndQuery, std::string_view body,
-                           const RequestOptions& options) {
-    auto& d = *impl_;
+// One request with its retries: 429/5xx (not 501) for any method; transport errors when the
+// method is idempotent or nothing was sent (connect, TLS handshake, token file).
+HttpResult sendRequest(Client::Impl& d, std::string_view method, std::string_view pathAndQuery, std::string_view body,
+                       const RequestOptions& options) {
     if (!d.initError.empty()) return d.failure(method, pathAndQuery, d.initError);
     d.observe(method, pathAndQuery);
     bool safe = idempotent(method);
@@ -306,9 +315,25 @@ HttpResult Client::request(std::string_view method, std::string_view pathAndQuer
     }
 }
 
-HttpResult Client::stream(std::string_view pathAndQuery, const std::function<bool(std::string_view line)>& onLine,
-                          const std::atomic<bool>& stop) {
-    auto& d = *impl_;
+// Reads the rest of a streamed body, handing each piece to `sink`, until the message ends,
+// `sink` returns false, or the read fails, times out or is stopped.
+OpResult readBody(Connection& c, BufferParser& parser, const Limits& limits, const std::function<bool(std::string_view)>& sink) {
+    std::vector<char> chunk(kStreamChunk);
+    while (!parser.is_done()) {
+        parser.get().body().data = chunk.data();
+        parser.get().body().size = chunk.size();
+        OpResult r = c.readSome(parser, limits);
+        if (r.ec == http::error::need_buffer) r.ec = {};
+        if (!r.ok()) return r;
+        if (!sink(std::string_view(chunk.data(), chunk.size() - parser.get().body().size))) break;
+    }
+    return {};
+}
+
+// A watch: connect, send and read the headers within the timeout (or until stop); then a 2xx
+// body streams as lines with no deadline until stop, and another body is read whole (bounded).
+HttpResult streamLines(Client::Impl& d, std::string_view pathAndQuery, const std::function<bool(std::string_view line)>& onLine,
+                       const std::atomic<bool>& stop) {
     if (!d.initError.empty()) return d.failure("GET", pathAndQuery, d.initError);
     d.observe("GET", pathAndQuery);
     d.limiter.wait();
@@ -328,30 +353,42 @@ HttpResult Client::stream(std::string_view pathAndQuery, const std::function<boo
     HttpResult result;
     result.status = parser.get().result_int();
     result.headers = lowerCaseHeaders(parser.get());
-    bool ok = result.ok();
-    // A 2xx body streams without a deadline until stop; an error body is read whole within the timeout.
-    Limits bodyLimits = ok ? Limits{std::nullopt, &stop} : lim;
-    LineSplitter lines(onLine);
-    std::vector<char> chunk(kStreamChunk);
-    while (!parser.is_done() && result.body.size() < kErrorBodyLimit) {
-        parser.get().body().data = chunk.data();
-        parser.get().body().size = chunk.size();
-        r = conn->readSome(parser, bodyLimits);
-        if (r.ec == http::error::need_buffer) r.ec = {};
-        if (r.ended == Ended::Stopped) return result;
-        if (!r.ok()) {
-            result.error = d.failure("GET", pathAndQuery, r.describe("read response body")).error;
-            return result;
-        }
-        std::string_view data(chunk.data(), chunk.size() - parser.get().body().size);
-        if (!ok) {
+    if (!result.ok()) {
+        r = readBody(*conn, parser, lim, [&](std::string_view data) {
             result.body.append(data);
-        } else if (!lines.feed(data)) {
-            return result;
-        }
+            return result.body.size() < kErrorBodyLimit;
+        });
+    } else {
+        LineSplitter lines(onLine);
+        bool more = true;
+        r = readBody(*conn, parser, Limits{std::nullopt, &stop}, [&](std::string_view data) { return more = lines.feed(data); });
+        if (r.ok() && more) lines.finish();
     }
-    if (ok) lines.finish();
+    if (!r.ok() && r.ended != Ended::Stopped) result.error = d.failure("GET", pathAndQuery, r.describe("read response body")).error;
     return result;
+}
+
+}  // namespace
+
+Client::Client(RestConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+
+Client::~Client() = default;
+
+const RestConfig& Client::config() const { return impl_->config; }
+
+void Client::setObserver(std::function<void(std::string_view, std::string_view)> observer) {
+    std::lock_guard lock(impl_->mu);
+    impl_->observer = std::move(observer);
+}
+
+HttpResult Client::request(std::string_view method, std::string_view pathAndQuery, std::string_view body,
+                           const RequestOptions& options) {
+    return guarded(*impl_, method, pathAndQuery, [&] { return sendRequest(*impl_, method, pathAndQuery, body, options); });
+}
+
+HttpResult Client::stream(std::string_view pathAndQuery, const std::function<bool(std::string_view line)>& onLine,
+                          const std::atomic<bool>& stop) {
+    return guarded(*impl_, "GET", pathAndQuery, [&] { return streamLines(*impl_, pathAndQuery, onLine, stop); });
 }
 
 }  // namespace trainer::core::kube

@@ -53,6 +53,20 @@ std::string WatchedResource::collectionPath(const std::string& inNamespace) cons
     return base + "/" + plural;
 }
 
+std::string WatchedResource::groupResource() const {
+    auto slash = apiVersion.find('/');
+    return slash == std::string::npos ? plural : plural + "." + apiVersion.substr(0, slash);
+}
+
+size_t InformerCache::bytesOf(const std::string& apiVersion, const std::string& kind) const {
+    std::lock_guard lock(mu_);
+    size_t total = 0;
+    for (auto it = objects_.lower_bound(ObjectKey{apiVersion, kind, "", ""});
+         it != objects_.end() && it->first.apiVersion == apiVersion && it->first.kind == kind; ++it)
+        total += it->second.second;
+    return total;
+}
+
 InformerCache::InformerCache(size_t keepChanges) : keep_(keepChanges ? keepChanges : 1) {}
 
 std::optional<json::object> InformerCache::get(const ObjectKey& key) const {
@@ -189,10 +203,10 @@ void Informers::stop() {
     threads_.clear();
 }
 
-std::map<std::string, int> Informers::relists() const {
+std::vector<std::pair<WatchedResource, int>> Informers::relists() const {
     std::lock_guard lock(mu_);
-    std::map<std::string, int> out;
-    for (size_t i = 0; i < resources_.size(); ++i) out[resources_[i].kind] += states_[i]->relists;
+    std::vector<std::pair<WatchedResource, int>> out;
+    for (size_t i = 0; i < resources_.size(); ++i) out.emplace_back(resources_[i], states_[i]->relists);
     return out;
 }
 

@@ -30,6 +30,8 @@ struct WatchedResource {
 
     // "/api/v1/namespaces/<ns>/configmaps" or "/apis/<g>/<v>/<plural>".
     std::string collectionPath(const std::string& inNamespace) const;
+    // "configmaps" or "podgroups.scheduling.x-k8s.io", as metrics and messages name it.
+    std::string groupResource() const;
 };
 
 // The cache and change feed shared by every informer. Thread-safe.
@@ -54,6 +56,8 @@ public:
 
     // Bytes of JSON held per kind ("ConfigMap" -> bytes), for /metrics.
     std::map<std::string, size_t> bytesByKind() const;
+    // Bytes of JSON held for one kind (0 when none).
+    size_t bytesOf(const std::string& apiVersion, const std::string& kind) const;
     // Blocks until the feed passes `revision` or `timeout` passes.
     void waitForChange(int64_t revision, std::chrono::milliseconds timeout) const;
 
@@ -83,8 +87,8 @@ public:
     ~Informers();
     std::string start();
     void stop();
-    // Relists and watch restarts so far, per kind (tests and metrics).
-    std::map<std::string, int> relists() const;
+    // Lists made so far (start-up and after 410 Gone), per informed resource, in order.
+    std::vector<std::pair<WatchedResource, int>> relists() const;
 
 private:
     struct State;
@@ -104,7 +108,7 @@ private:
 };
 
 // Resolves kinds to resources through discovery (GET /api/v1, /apis/<group>/<version>).
-// Unknown kinds are reported in `error` ("jobset.x-k8s.io/v1alpha2 JobSet: not served").
+// Unknown kinds are reported in `error` ("example.com/v1 Widget: not served by the API server").
 std::vector<WatchedResource> discoverResources(Client& client,
                                                const std::vector<std::pair<std::string, std::string>>& kinds,
                                                std::string& error);

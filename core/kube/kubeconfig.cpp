@@ -254,7 +254,8 @@ RestConfigResult loadKubeconfig(const KubeconfigOptions& options) {
     RestConfigResult r;
     Loader l;
     if (!choosePath(options, l.file, r.error)) return r;
-    l.dir = fs::absolute(fs::path(l.file)).parent_path();
+    std::error_code ec;
+    l.dir = fs::absolute(fs::path(l.file), ec).parent_path();
     std::string text;
     if (!readFile(l.file, text, r.error)) return r;
     std::vector<json::value> docs;
