@@ -180,6 +180,16 @@ std::unique_ptr<RunBackend> openClusterBackend(const Args& args, const controlle
             *file << method << ' ' << path << '\n' << std::flush;
         });
     }
+    // Reachable and authorised first, so the error says so rather than "not served".
+    kube::RequestOptions probe;
+    probe.maxRetries = 2;
+    auto version = b->api->request("GET", "/version", {}, probe);
+    if (!version.ok()) {
+        error = "cannot reach the API server at " + rc.config->server + " (" + rc.config->origin + "): " +
+                (version.status ? "HTTP " + std::to_string(version.status) + ": " + version.body.substr(0, 300)
+                                : version.error);
+        return nullptr;
+    }
     std::string missing;
     auto resources = kube::discoverResources(*b->api, informedKinds(registry), missing);
     bool haveTrainJobs = std::any_of(resources.begin(), resources.end(), [](auto const& r) { return r.kind == "TrainJob"; });

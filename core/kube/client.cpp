@@ -143,7 +143,7 @@ struct Client::Impl {
     std::unique_ptr<Connection> takeIdle();
     void putIdle(std::unique_ptr<Connection> c);
     std::unique_ptr<Connection> connect(const Limits& l, std::string& error);
-    Attempt attempt(http::request<http::string_body>& req, bool mayReplay);
+    Attempt attempt(http::request<http::string_body>& req, std::string_view pathAndQuery, bool mayReplay);
     void observe(std::string_view method, std::string_view pathAndQuery);
 };
 
@@ -239,9 +239,8 @@ std::unique_ptr<Connection> Client::Impl::connect(const Limits& l, std::string& 
 
 // One try: an idle connection if there is one (and, when it turns out closed before any answer
 // and `mayReplay`, once more on a new one), else a new connection.
-Attempt Client::Impl::attempt(http::request<http::string_body>& req, bool mayReplay) {
+Attempt Client::Impl::attempt(http::request<http::string_body>& req, std::string_view path, bool mayReplay) {
     auto method = std::string(req.method_string());
-    auto path = std::string(req.target());
     Attempt a;
     auto lim = limits();
     for (bool first = true;; first = false) {
@@ -308,7 +307,7 @@ HttpResult sendRequest(Client::Impl& d, std::string_view method, std::string_vie
         http::request<http::string_body> req;
         std::string why;
         if (!d.buildRequest(req, method, pathAndQuery, body, options.contentType, why)) return d.failure(method, pathAndQuery, why);
-        Attempt a = d.attempt(req, safe);
+        Attempt a = d.attempt(req, pathAndQuery, safe);
         bool again = a.result.status == 0 ? (safe || !a.sent) : retryableStatus(a.result.status);
         if (!again || attempt >= options.maxRetries) return a.result;
         std::this_thread::sleep_for(backoff(attempt, a.result));

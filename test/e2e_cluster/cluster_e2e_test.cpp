@@ -448,7 +448,7 @@ std::string uidOf(const ApiServer& api, const std::string& resource) {
     return str(o->at("metadata").as_object().if_contains("uid"));
 }
 
-// Metric lines of `name` as label text -> value (`name{kind="X"} 3` -> {`kind="X"`, 3}).
+// Metric lines of `name` as label text -> value (`name{resource="configmaps"} 3` -> {`resource="configmaps"`, 3}).
 std::map<std::string, double> metricLines(const std::string& text, const std::string& name) {
     std::map<std::string, double> out;
     std::regex re("(^|\\n)" + name + "\\{([^}]*)\\} ([-+0-9.eE]+)");
@@ -610,12 +610,18 @@ BOOST_AUTO_TEST_CASE(informers_relist_after_the_watch_history_is_compacted) {
     Operator op(dir, api, "run", kNoElection);
     op.waitReady();
     BOOST_REQUIRE_MESSAGE(eventually([&] { return op.logs("Started the controllers"); }), tail(op.log()));
-    // Lists so far per kind (1 each; kinds of several groups, like PodGroup, add up).
+    // One list so far per resource (the two PodGroup kinds are two resources).
+    const std::string configMaps = "resource=\"configmaps\"";
     std::map<std::string, double> before;
-    BOOST_REQUIRE(eventually([&] {
-        before = metricLines(op.metrics(), "trainer_informer_relists_total");
-        return before.count("kind=\"ConfigMap\"") && before.count("kind=\"TrainJob\"");
-    }, 20s));
+    BOOST_REQUIRE_MESSAGE(eventually([&] {
+                              before = metricLines(op.metrics(), "trainer_informer_relists_total");
+                              return before.count(configMaps) > 0;
+                          },
+                                     20s),
+                          op.metrics());
+    for (auto const* r : {"configmaps", "trainjobs.trainer.kubeflow.org", "podgroups.scheduling.x-k8s.io",
+                          "podgroups.scheduling.volcano.sh"})
+        BOOST_TEST(before[std::string("resource=\"") + r + "\""] == 1, r);
     BOOST_TEST(!op.logs("Relisted"));
 
     // The token and CA from the kubeconfig, for curl's parallel POSTs.
@@ -647,11 +653,11 @@ BOOST_AUTO_TEST_CASE(informers_relist_after_the_watch_history_is_compacted) {
     std::map<std::string, double> after;
     BOOST_TEST(eventually([&] {
                    after = metricLines(op.metrics(), "trainer_informer_relists_total");
-                   return after["kind=\"ConfigMap\""] > before["kind=\"ConfigMap\""];
+                   return after[configMaps] > before[configMaps];
                },
                           20s),
-               "trainer_informer_relists_total{kind=\"ConfigMap\"}: " << after["kind=\"ConfigMap\""] << ", before the burst "
-                                                                      << before["kind=\"ConfigMap\""]);
+               "trainer_informer_relists_total{" << configMaps << "}: " << after[configMaps] << ", before the burst "
+                                                 << before[configMaps]);
     BOOST_TEST(op.signal(SIGTERM) == 0, tail(op.log()));
 }
 
@@ -748,7 +754,7 @@ BOOST_AUTO_TEST_CASE(a_bad_kubeconfig_fails_fast_and_says_why) {
     }
 }
 
-// 6. /metrics of the cluster-mode operator: trainer_informer_cache_bytes per kind follows what
+// 6. /metrics of the cluster-mode operator: trainer_informer_cache_bytes per resource follows what
 // the cache holds — it grows with TrainJobs, shrinks when one is deleted, and is 0 with none.
 BOOST_AUTO_TEST_CASE(metrics_report_the_informer_cache_size) {
     TempDir dir;
@@ -757,9 +763,9 @@ BOOST_AUTO_TEST_CASE(metrics_report_the_informer_cache_size) {
     applyPlainRuntime(api);
     Operator op(dir, api, "run", kNoElection);
     op.waitReady();
-    const std::string gauge = "trainer_informer_cache_bytes{kind=\"TrainJob\"}";
+    const std::string gauge = "trainer_informer_cache_bytes{resource=\"trainjobs.trainer.kubeflow.org\"}";
     auto value = [&] { return op.metric(gauge).value_or(-1); };
-    BOOST_TEST(eventually([&] { return op.metric("trainer_informer_cache_bytes{kind=\"TrainingRuntime\"}").value_or(0) > 0; }, 20s),
+    BOOST_TEST(eventually([&] { return op.metric("trainer_informer_cache_bytes{resource=\"trainingruntimes.trainer.kubeflow.org\"}").value_or(0) > 0; }, 20s),
                op.metrics());
 
     applyTrainJob(api, "one");
@@ -776,7 +782,6 @@ BOOST_AUTO_TEST_CASE(metrics_report_the_informer_cache_size) {
     BOOST_TEST(eventually([&] { double v = value(); return v > 0 && v < both; }, 30s),
                "after deleting one of two TrainJobs: " << value() << " (was " << both << ")");
     BOOST_TEST(api.kubectl("delete trainjob two").exit == 0);
-    // 0, or the series dropped (-1 here); not the size of the last TrainJob.
-    BOOST_TEST(eventually([&] { return value() <= 0; }, 30s), "with no TrainJob left the gauge reads " << value());
+    BOOST_TEST(eventually([&] { return value() == 0; }, 30s), "with no TrainJob left the gauge reads " << value());
     BOOST_TEST(op.signal(SIGTERM) == 0, tail(op.log()));
 }

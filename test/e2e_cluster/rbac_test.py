@@ -955,6 +955,13 @@ class ClusterTest(unittest.TestCase):
                         if not any(rule_allows(one, i[0], i[1], i[2], i[4]) and (not scope or scope == i[3])
                                    for i in infos):
                             unused.add((verb, group, resource))
+        # A namespaced grant the cluster-wide rules already give for every name is dead weight.
+        redundant = sorted({(verb, group, resource, scope) for scope, _, rule in rules if scope
+                            for group in rule["apiGroups"] for resource in rule["resources"] for verb in rule["verbs"]
+                            if any(not cscope and not crule.get("resourceNames") and
+                                   rule_allows(crule, verb, group, resource, "")
+                                   for cscope, _, crule in rules)})
+        self.assertEqual(redundant, [], "Role rules the ClusterRole already grants")
         used = sorted({i[:4] for i in infos})
         self.assertEqual(({k: denied[k] for k in sorted(denied)}, sorted(unused)), ({}, sorted(GRANTED_WITHOUT_REQUEST)),
                          "\n(requests not granted, grants never requested); every (verb, group, resource, namespace) "

@@ -445,12 +445,12 @@ BOOST_AUTO_TEST_CASE(connection_refused_is_an_error_value) {
         port = a.local_endpoint().port();
     }
     RestConfig config;
-    config.server = "https://127.0.0.1:" + std::to_string(port);
+    config.server = "https://127.0.0.1:" + std::to_string(port) + "/prefix/";
     Client c(config);
     auto r = c.request("POST", "/x", "{}", retries(1));
     BOOST_TEST(r.status == 0u);
-    BOOST_TEST(r.error == "POST https://127.0.0.1:" + std::to_string(port) + "/x: dial tcp 127.0.0.1:" + std::to_string(port) +
-                              ": Connection refused");
+    BOOST_TEST(r.error == "POST https://127.0.0.1:" + std::to_string(port) + "/prefix/x: dial tcp 127.0.0.1:" +
+                              std::to_string(port) + ": Connection refused");
     RestConfig bad;
     bad.server = "ftp://h";
     auto b = Client(bad).request("GET", "/x");

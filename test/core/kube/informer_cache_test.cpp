@@ -32,8 +32,8 @@ BOOST_AUTO_TEST_CASE(newer_resource_versions_win) {
     BOOST_TEST(cache.get(ObjectKey{"v1", "ConfigMap", "default", "a"})->at("data").at("k") == "twelve");
     auto changes = cache.changesSince(0, 10);
     BOOST_TEST_REQUIRE(changes.size() == 2u);
-    BOOST_TEST(changes[0].type == ChangeType::Added);
-    BOOST_TEST(changes[1].type == ChangeType::Modified);
+    BOOST_TEST((changes[0].type == ChangeType::Added));
+    BOOST_TEST((changes[1].type == ChangeType::Modified));
     BOOST_TEST(cache.revision() == 2);
 }
 
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(the_feed_is_bounded) {
     BOOST_TEST(cache.compactedRevision() == 2);  // a reader at revision 1 must relist
     BOOST_TEST(cache.changesSince(2, 10).size() == 3u);
     cache.erase(ObjectKey{"v1", "ConfigMap", "default", "cm0"}, configMap("cm0", "9"));
-    BOOST_TEST(cache.changesSince(5, 10).at(0).type == ChangeType::Deleted);
+    BOOST_TEST((cache.changesSince(5, 10).at(0).type == ChangeType::Deleted));
     cache.erase(ObjectKey{"v1", "ConfigMap", "default", "cm0"}, configMap("cm0", "9"));  // gone already
     BOOST_TEST(cache.revision() == 6);
 }
