@@ -2,7 +2,7 @@
 """Extract the OpenAPI v3 schemas of the trainer CRDs into api/crds/ (compact JSON,
 descriptions stripped) and regenerate api/crd_schemas.cpp, which embeds them.
 
-Usage: scripts/extract_crd_schemas.py [CRD_DIR]   (default: ../shared/reference/crds)
+Usage: scripts/extract_crd_schemas.py [CRD_DIR]   (default: manifests/crds, the install manifests)
        scripts/extract_crd_schemas.py --check [CRD_DIR]  (compare the parser with PyYAML)
 
 Python 3 standard library only: the controller-gen YAML subset (block maps and sequences,
@@ -300,7 +300,7 @@ def extract(crd):
 def main(argv):
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
-    src = args[0] if args else os.path.join(ROOT, "..", "shared", "reference", "crds")
+    src = args[0] if args else os.path.join(ROOT, "manifests", "crds")
     outdir = os.path.join(ROOT, "api", "crds")
     os.makedirs(outdir, exist_ok=True)
     blobs = []
