@@ -321,6 +321,12 @@ def main(argv):
         with open(os.path.join(outdir, name + ".json"), "w", encoding="utf-8") as f:
             f.write(data + "\n")
         blobs.append((name, data))
+        # The whole CRD as installed, which the embedded API server seeds (so applying the same
+        # manifest later is a no-op, not a conflict).
+        whole = dict(crd)
+        whole["metadata"] = {k: v for k, v in crd.get("metadata", {}).items() if k != "creationTimestamp"}
+        whole.pop("status", None)
+        blobs.append(("whole_" + name, json.dumps(whole, separators=(",", ":"), ensure_ascii=False)))
     if check:
         return 0
     cpp = [
@@ -345,7 +351,16 @@ def main(argv):
     cpp.append("std::string embeddedCrd(std::string_view plural) {")
     cpp.append("    auto join = [](auto const& parts) { std::string s; for (const char* p : parts) s += p; return s; };")
     for name, _ in blobs:
-        cpp.append('    if (plural == "%s") return join(k_%s);' % (name, name))
+        if not name.startswith("whole_"):
+            cpp.append('    if (plural == "%s") return join(k_%s);' % (name, name))
+    cpp.append("    return {};")
+    cpp.append("}")
+    cpp.append("")
+    cpp.append("std::string embeddedCrdObject(std::string_view plural) {")
+    cpp.append("    auto join = [](auto const& parts) { std::string s; for (const char* p : parts) s += p; return s; };")
+    for name, _ in blobs:
+        if name.startswith("whole_"):
+            cpp.append('    if (plural == "%s") return join(k_%s);' % (name[len("whole_"):], name))
     cpp.append("    return {};")
     cpp.append("}")
     cpp.append("")

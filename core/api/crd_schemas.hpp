@@ -10,4 +10,7 @@ namespace trainer::core {
 // ("trainjobs", "trainingruntimes", "clustertrainingruntimes"); empty if unknown.
 std::string embeddedCrd(std::string_view plural);
 
+// The whole CustomResourceDefinition as manifests/crds installs it (compact JSON); empty if unknown.
+std::string embeddedCrdObject(std::string_view plural);
+
 }  // namespace trainer::core

@@ -228,26 +228,8 @@ std::vector<json::object> embeddedTrainerCrds() {
         boost::system::error_code ec;
         json::parse_options opts;
         opts.max_depth = 10000;  // schemas nest far deeper than Boost.JSON's default 32
-        auto v = json::parse(embeddedCrd(plural), ec, {}, opts);
-        if (ec || !v.is_object()) continue;
-        auto const& e = v.as_object();
-        json::object version{{"name", e.at("version")},
-                             {"served", true},
-                             {"storage", true},
-                             {"schema", json::object{{"openAPIV3Schema", e.at("schema")}}}};
-        if (auto* s = e.if_contains("subresources"); s && s->is_object() && !s->as_object().empty())
-            version["subresources"] = *s;
-        if (auto* pc = e.if_contains("additionalPrinterColumns"); pc && pc->is_array() && !pc->as_array().empty())
-            version["additionalPrinterColumns"] = *pc;
-        std::string group = str(e, "group");
-        out.push_back(json::object{
-            {"apiVersion", "apiextensions.k8s.io/v1"},
-            {"kind", "CustomResourceDefinition"},
-            {"metadata", json::object{{"name", std::string(plural) + "." + group}}},
-            {"spec", json::object{{"group", group},
-                                  {"names", e.at("names")},
-                                  {"scope", e.at("scope")},
-                                  {"versions", json::array{std::move(version)}}}}});
+        auto v = json::parse(embeddedCrdObject(plural), ec, {}, opts);
+        if (!ec && v.is_object()) out.push_back(std::move(v.as_object()));
     }
     return out;
 }
