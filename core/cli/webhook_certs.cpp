@@ -95,6 +95,17 @@ WebhookCertManager::WebhookCertManager(kube::Client& client, WebhookCertOptions 
 WebhookCertManager::~WebhookCertManager() { stop(); }
 
 std::string WebhookCertManager::ensure() {
+    // Replicas starting together race to write the Secret: the loser (409) reads the winner's.
+    std::string error;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        bool raced = false;
+        error = ensureOnce(raced);
+        if (!raced) return error;
+    }
+    return error;
+}
+
+std::string WebhookCertManager::ensureOnce(bool& raced) {
     const std::string secretPath = "/api/v1/namespaces/" + options_.ns + "/secrets/" + options_.secretName;
     auto got = client_.request("GET", secretPath);
     if (!got.ok() && got.status != 404) return "reading Secret " + options_.ns + "/" + options_.secretName + ": " + httpError(got);
@@ -126,6 +137,7 @@ std::string WebhookCertManager::ensure() {
         if (secret) body["metadata"].as_object()["resourceVersion"] = strOf(secret->at("metadata").as_object(), "resourceVersion");
         auto w = secret ? client_.request("PUT", secretPath, json::serialize(body))
                         : client_.request("POST", "/api/v1/namespaces/" + options_.ns + "/secrets", json::serialize(body));
+        raced = w.status == 409;
         if (!w.ok()) return "writing Secret " + options_.ns + "/" + options_.secretName + ": " + httpError(w);
         log::Logger("certs").info("Generated the webhook serving certificate",
                                   {{"secret", options_.ns + "/" + options_.secretName}, {"service", options_.service}});

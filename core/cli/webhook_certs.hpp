@@ -40,6 +40,7 @@ public:
     void stop();
 
 private:
+    std::string ensureOnce(bool& raced);
     std::string injectCaBundle(const std::string& kindPath, const std::string& name, const std::string& caPem);
     kube::Client& client_;
     WebhookCertOptions options_;
