@@ -1,5 +1,5 @@
 // End-to-end: real kubectl (v1.32) against the Kubernetes API that `trainer-operator run` serves
-// in embedded mode (see /work/notes/context.md for the command-line contract). One operator
+// in embedded mode (the flags are in README.md, "Command line"). One operator
 // process serves every case; the cases run in declaration order and the later ones use the
 // objects the first ones applied (the examples), so each case names the objects it relies on.
 #define BOOST_TEST_MODULE test_e2e_api_kubectl
