@@ -27,6 +27,7 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libboost-json1.81.0 libboost-log1.81.0 libboost-filesystem1.81.0 libboost-thread1.81.0 \
+      libboost-atomic1.81.0 libboost-chrono1.81.0 libboost-container1.81.0 libboost-regex1.81.0 \
       libyaml-cpp0.7 libssl3 libsqlite3-0 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 65532 trainer \

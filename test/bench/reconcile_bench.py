@@ -42,7 +42,7 @@ import time
 import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.join(REPO, "build", "bin", "trainer-operator")
+BIN = os.path.join(REPO, "build", "bin", "trainer-operator")  # --build-dir DIR: DIR/bin/...
 PLUGINS = os.path.join(REPO, "build", "lib", "trainer-operator", "plugins")
 RUNTIME_YAML = os.path.join(REPO, "examples", "10-runtime-torch-distributed.yaml")
 NAMESPACE = "default"
@@ -524,9 +524,13 @@ def main():
                     help="clientConnection.qps of the Configuration (cluster mode's client; default 50, 0: unlimited)")
     ap.add_argument("--cache-metrics", action="store_true",
                     help="serve the controllers' /metrics on loopback and report cluster mode's informer cache bytes")
+    ap.add_argument("--build-dir", default=os.path.join(REPO, "build"),
+                    help="the build tree with bin/trainer-operator and lib/trainer-operator/plugins (default: build)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (stores and logs)")
     opts = ap.parse_args()
-    global KEEP, METRICS
+    global KEEP, METRICS, BIN, PLUGINS
+    BIN = os.path.join(opts.build_dir, "bin", "trainer-operator")
+    PLUGINS = os.path.join(opts.build_dir, "lib", "trainer-operator", "plugins")
     KEEP = opts.keep
     METRICS = "127.0.0.1:0" if opts.cache_metrics else "0"
     for path in (BIN, PLUGINS, RUNTIME_YAML):
@@ -539,7 +543,10 @@ def main():
         f.write(CONFIGURATION)
         if opts.qps is not None:
             f.write("clientConnection:\n  qps: %s\n" % opts.qps)
-    print("work directory: %s; %d CPUs; load average %s" % (work, os.cpu_count(), os.getloadavg()), flush=True)
+    built = os.stat(BIN).st_mtime
+    print("work directory: %s; %d CPUs; load average %s; %s built %s" % (
+        work, os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg()), BIN,
+        time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(built))), flush=True)
     logs = []
     try:
         for n in opts.n:
@@ -552,6 +559,9 @@ def main():
             for name in os.listdir(work):
                 if name.endswith((".db", ".db-wal", ".db-shm")):
                     os.remove(os.path.join(work, name))
+        if os.path.exists(BIN) and os.stat(BIN).st_mtime != built:
+            print("WARNING: %s was rebuilt during the benchmark; runs may mix two builds" % BIN)
+        print("load average at the end: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
         print("\nthe controller's log (the median run):")
         print("\n".join(logs))
         print("logs in %s" % work)
