@@ -135,6 +135,7 @@ void printCommandHelp(const Command& c, std::ostream& os) {
     for (auto const& f : c.flags) {
         std::string lhs = (f.shortName ? std::string("-") + f.shortName + ", " : std::string("    ")) + "--" + f.name;
         if (f.takesValue) lhs += " VALUE";
+        if (lhs.size() >= 34) lhs += " ";  // a long flag still gets a space before its help
         os << "  " << std::left << std::setw(34) << lhs << f.help;
         if (!f.defaultValue.empty()) os << " (default " << f.defaultValue << ")";
         os << "\n";
