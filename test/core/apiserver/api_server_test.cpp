@@ -15,10 +15,16 @@ using namespace trainer::core::apiserver;
 
 namespace {
 
+ApiServerOptions withToken(std::string token) {
+    ApiServerOptions o;
+    o.token = std::move(token);
+    return o;
+}
+
 struct Fixture {
     MemoryStore store;
     ResourceRegistry registry;
-    ApiServerOptions options{"secret"};
+    ApiServerOptions options = withToken("secret");
     ApiServer api{store, registry, nullptr, options};
     Fixture() { BOOST_REQUIRE(api.initialize().empty()); }
 
