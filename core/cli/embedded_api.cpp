@@ -25,13 +25,7 @@ std::vector<FlagSpec> embeddedApiFlags() {
 EmbeddedApi::EmbeddedApi(Store& store, const PluginRegistry& registry, const Framework& framework)
     : store_(store), framework_(framework) {
     // Kinds the plugins build or watch are served like CRDs (core names none of them).
-    for (auto const& p : registry.plugins()) {
-        for (auto const& c : p->claims)
-            if (c.rfind("kind:", 0) == 0)
-                if (auto slash = c.rfind('/'); slash != std::string::npos && slash > 5)
-                    resources_.addKind(c.substr(5, slash - 5), c.substr(slash + 1));
-        for (auto const& w : p->watches) resources_.addKind(w.apiVersion, w.kind);
-    }
+    for (auto const& [apiVersion, kind] : registry.pluginKinds()) resources_.addKind(apiVersion, kind);
 }
 
 std::string EmbeddedApi::start(boost::asio::io_context& io, const EmbeddedApiOptions& options) {

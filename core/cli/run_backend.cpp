@@ -39,13 +39,7 @@ std::vector<std::pair<std::string, std::string>> informedKinds(const PluginRegis
     auto add = [&](std::string apiVersion, std::string kind) {
         if (!kind.empty() && seen.insert({apiVersion, kind}).second) kinds.emplace_back(apiVersion, kind);
     };
-    for (auto const& p : registry.plugins()) {
-        for (auto const& c : p->claims)
-            if (c.rfind("kind:", 0) == 0)
-                if (auto slash = c.rfind('/'); slash != std::string::npos && slash > 5)
-                    add(c.substr(5, slash - 5), c.substr(slash + 1));
-        for (auto const& w : p->watches) add(w.apiVersion, w.kind);
-    }
+    for (auto const& [apiVersion, kind] : registry.pluginKinds()) add(apiVersion, kind);
     return kinds;
 }
 

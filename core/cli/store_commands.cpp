@@ -67,13 +67,7 @@ std::vector<ResourceType> discover(const Store& store, const std::string& plugin
     };
     PluginRegistry registry;
     registry.loadDirectory(pluginDirectory);
-    for (auto const& p : registry.plugins()) {
-        for (auto const& c : p->claims)
-            if (c.rfind("kind:", 0) == 0)
-                if (auto slash = c.rfind('/'); slash != std::string::npos && slash > 5)
-                    add(c.substr(5, slash - 5), c.substr(slash + 1), true);
-        for (auto const& w : p->watches) add(w.apiVersion, w.kind, true);
-    }
+    for (auto const& [apiVersion, kind] : registry.pluginKinds()) add(apiVersion, kind, true);
     for (auto const& o : store.listAll()) {
         auto k = keyOf(o);
         add(k.apiVersion, k.kind, !k.ns.empty());

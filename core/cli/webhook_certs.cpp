@@ -1,5 +1,6 @@
 #include "core/cli/webhook_certs.hpp"
 
+#include "core/json/io.hpp"
 #include "core/kube/base64.hpp"
 #include "core/log/log.hpp"
 #include "core/server/certs.hpp"
@@ -39,14 +40,7 @@ std::string strOf(const json::object& o, std::string_view k) {
     return v && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-std::optional<json::object> parseObject(const std::string& text) {
-    boost::system::error_code ec;
-    json::parse_options opts;
-    opts.max_depth = 512;
-    auto v = json::parse(text, ec, {}, opts);
-    if (ec || !v.is_object()) return std::nullopt;
-    return std::move(v.as_object());
-}
+std::optional<json::object> parseObject(const std::string& text) { return parseJsonObject(text); }
 
 std::string httpError(const kube::HttpResult& r) {
     return r.status ? "HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300) : r.error;

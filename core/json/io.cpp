@@ -488,6 +488,15 @@ Diagnostics readInputs(const std::vector<std::string>& paths, std::vector<InputD
     return d;
 }
 
+std::optional<json::object> parseJsonObject(std::string_view text) {
+    boost::system::error_code ec;
+    json::parse_options opts;
+    opts.max_depth = 1024;
+    auto v = json::parse(json::string_view(text.data(), text.size()), ec, {}, opts);
+    if (ec || !v.is_object()) return std::nullopt;
+    return std::move(v.as_object());
+}
+
 std::string toJson(const json::value& v, bool pretty) {
     std::string out;
     writeJson(out, v, pretty, 0);

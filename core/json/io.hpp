@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,11 @@ bool parseYaml(std::string_view text, std::vector<json::value>& docs, std::strin
 
 // What a plain (unquoted) YAML scalar means: null, bool, int64/uint64, double, else string.
 json::value resolvePlainScalar(std::string_view text);
+
+// A JSON object from API text (a server's answer, a stored body), nesting allowed as deep as
+// Kubernetes objects go (Boost.JSON's default of 32 is far too shallow for a CRD); nullopt when
+// the text is not a JSON object.
+std::optional<json::object> parseJsonObject(std::string_view text);
 
 // JSON text; pretty = 2-space indent. Keys keep their stored order.
 std::string toJson(const json::value& v, bool pretty = false);

@@ -1,5 +1,6 @@
 #include "core/kube/informer.hpp"
 
+#include "core/json/io.hpp"
 #include "core/log/log.hpp"
 
 #include <charconv>
@@ -29,12 +30,9 @@ bool newer(const std::string& candidate, const std::string& current) {
 }
 
 std::optional<json::value> parseJson(std::string_view text) {
-    boost::system::error_code ec;
-    json::parse_options opts;
-    opts.max_depth = 1024;
-    auto v = json::parse(text, ec, {}, opts);
-    if (ec) return std::nullopt;
-    return v;
+    auto o = parseJsonObject(text);
+    if (!o) return std::nullopt;
+    return json::value(std::move(*o));
 }
 
 // A Status body's code (410 for Expired), or 0.

@@ -1,5 +1,7 @@
 #include "core/kube/remote_store.hpp"
 
+#include "core/json/io.hpp"
+
 namespace trainer::core::kube {
 
 namespace {
@@ -9,14 +11,7 @@ std::string strOf(const json::object& o, std::string_view k) {
     return v && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-std::optional<json::object> parseObject(std::string_view text) {
-    boost::system::error_code ec;
-    json::parse_options opts;
-    opts.max_depth = 1024;
-    auto v = json::parse(text, ec, {}, opts);
-    if (ec || !v.is_object()) return std::nullopt;
-    return std::move(v.as_object());
-}
+std::optional<json::object> parseObject(std::string_view text) { return parseJsonObject(text); }
 
 std::string resourceVersionOf(const json::object& o) {
     auto* m = o.if_contains("metadata");

@@ -367,4 +367,20 @@ bool PluginRegistry::loadFile(const std::string& path, const PluginOptions& opti
     return true;
 }
 
+std::vector<std::pair<std::string, std::string>> PluginRegistry::pluginKinds() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    auto add = [&](std::string apiVersion, std::string kind) {
+        std::pair<std::string, std::string> k{std::move(apiVersion), std::move(kind)};
+        if (!k.second.empty() && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(std::move(k));
+    };
+    for (auto const& p : plugins_) {
+        for (auto const& c : p->claims)
+            if (c.rfind("kind:", 0) == 0)
+                if (auto slash = c.rfind('/'); slash != std::string::npos && slash > 5)
+                    add(c.substr(5, slash - 5), c.substr(slash + 1));
+        for (auto const& w : p->watches) add(w.apiVersion, w.kind);
+    }
+    return out;
+}
+
 }  // namespace trainer::core

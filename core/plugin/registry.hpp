@@ -99,6 +99,9 @@ public:
     // Loaded plugins in run order: priority, then name (rule 11).
     const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
     const std::vector<Rejection>& rejected() const { return rejected_; }
+    // Every (apiVersion, kind) the loaded plugins build (`kind:<apiVersion>/<Kind>` claims) or
+    // watch (WatchExtension), each once, in load order: the kinds the host serves and informs on.
+    std::vector<std::pair<std::string, std::string>> pluginKinds() const;
     const LoadedPlugin* find(std::string_view name) const;
     // The plugin claiming `claim` exactly, or nullptr.
     const LoadedPlugin* claimOwner(std::string_view claim) const;
