@@ -2,6 +2,7 @@
 
 #include "core/apiserver/discovery.hpp"
 #include "core/apiserver/openapi.hpp"
+#include "core/apiserver/pod_log.hpp"
 #include "core/apiserver/request_info.hpp"
 #include "core/apiserver/resource_handlers.hpp"
 #include "core/log/log.hpp"
@@ -125,6 +126,8 @@ server::Response ApiServer::handle(const server::Request& req) {
             return errorResponse(badRequest("strconv.ParseBool: parsing \"" + it->second + "\": invalid syntax"));
     auto resource = registry_.find(info->group, info->version, info->resource);
     if (!resource || (info->hasNamespace && !resource->namespaced)) return errorResponse(pathNotFound());
+    if (info->subresource == "log" && resource->group.empty() && resource->kind == "Pod" && info->hasNamespace)
+        return handlePodLog(*info, query, store_, options_);
     if (!info->subresource.empty() && (info->subresource != "status" || !resource->statusSubresource))
         return errorResponse(pathNotFound());
     if (!resource->allows(info->verb)) return errorResponse(methodNotSupported());

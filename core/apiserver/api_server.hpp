@@ -26,6 +26,9 @@ struct ApiServerOptions {
     std::chrono::milliseconds bookmarkInterval{1000};
     std::chrono::seconds minRequestTimeout{1800};  // a watch without timeoutSeconds ends in [1x, 2x)
     std::function<std::chrono::system_clock::time_point()> clock;  // for tables; system clock when empty
+    // The local executor's state directory (core/executor/pod_logs.hpp, `<store>.local`) where
+    // pods/log reads container logs; empty: pods/log answers 400 (no executor).
+    std::string podLogDir;
 };
 
 class ApiServer {

@@ -56,6 +56,13 @@ std::optional<json::object> apiResourceList(const ResourceRegistry& registry, st
         if (!r.shortNames.empty()) e["shortNames"] = toArray(r.shortNames);
         if (!r.categories.empty()) e["categories"] = toArray(r.categories);
         resources.push_back(std::move(e));
+        // pods/log, as the kube-apiserver lists it (kubectl logs needs it).
+        if (r.group.empty() && r.kind == "Pod")
+            resources.push_back(json::object{{"name", "pods/log"},
+                                             {"singularName", ""},
+                                             {"namespaced", true},
+                                             {"kind", "Pod"},
+                                             {"verbs", json::array{"get"}}});
         if (r.statusSubresource)
             resources.push_back(json::object{{"name", r.plural + "/status"},
                                              {"singularName", ""},

@@ -44,7 +44,8 @@ const std::vector<Command>& commands() {
         {"run",
          "run --plugin-dir DIR [--store PATH] [--config FILE] [--health-probe-bind-address ADDR] "
          "[--metrics-bind-address ADDR] [--webhook-port N] [--webhook-cert-dir DIR] [--workers N] [--zap-* ...] "
-         "[--api-bind-address ADDR] [--write-kubeconfig PATH] [--api-cert-dir DIR] | [--kubeconfig PATH] [--context NAME]",
+         "[--api-bind-address ADDR] [--write-kubeconfig PATH] [--api-cert-dir DIR] [--local-executor=false] | [--kubeconfig PATH] "
+         "[--context NAME]",
          "Run the operator: controllers on the embedded store (with its Kubernetes API) or against a cluster's API "
          "server, admission webhooks, health and metrics",
          withApiFlags({kPluginDir,
@@ -58,6 +59,8 @@ const std::vector<Command>& commands() {
           {"webhook-port", 0, true, false, "port of the admission webhooks (default 9443)", ""},
           {"webhook-cert-dir", 0, true, false, "directory with tls.crt and tls.key; webhooks are served only with it", ""},
           {"workers", 0, true, false, "concurrent TrainJob reconciles (default 1)", ""},
+          {"local-executor", 0, true, false,
+           "true or false: run the TrainJobs' pods as local processes (embedded mode only; needs root)", "true"},
           {"zap-log-level", 0, true, false, "debug, info, warn, error or an integer", ""},
           {"zap-encoder", 0, true, false, "json or console", ""},
           {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}},
@@ -86,6 +89,16 @@ const std::vector<Command>& commands() {
         {"delete", "delete KIND NAME [-n NS] [--store PATH] [--plugin-dir DIR]",
          "Delete an object of the embedded store and everything it owns",
          {kStore, kNamespace, kPluginDir}, 2, 2, &cmdDelete},
+        {"logs",
+         "logs (POD | trainjob/NAME) [-c CONTAINER] [-f] [-p] [--tail N] [--limit-bytes N] [-n NS] [--store PATH]",
+         "Print a pod container's output; trainjob/NAME: every container of its pods, lines prefixed [<pod>] "
+         "([<pod>/<container>] in pods with several containers)",
+         {kStore, kNamespace, {"container", 'c', true, false, "the container (needed when the pod has several)", ""},
+          {"follow", 'f', false, false, "keep printing until the containers end", ""},
+          {"previous", 'p', false, false, "the previous instance of a restarted container", ""},
+          {"tail", 0, true, false, "only the last N lines of each container (-1: all)", ""},
+          {"limit-bytes", 0, true, false, "at most N bytes of each container", ""}},
+         1, 1, &cmdLogs},
         {"certs", "certs --service-name NAME --namespace NS --out-dir DIR",
          "Generate a CA and a webhook serving certificate (ca.crt, tls.crt, tls.key)",
          {{"service-name", 0, true, false, "the webhook Service name", "kubeflow-trainer-controller-manager"},

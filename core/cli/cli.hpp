@@ -72,6 +72,8 @@ int cmdRun(const Args& args, Io& io);
 int cmdApply(const Args& args, Io& io);
 int cmdGet(const Args& args, Io& io);
 int cmdDelete(const Args& args, Io& io);
+// Container logs of the local executor (logs_command.cpp).
+int cmdLogs(const Args& args, Io& io);
 // The embedded Kubernetes API alone (apiserver_command.cpp).
 int cmdApiserver(const Args& args, Io& io);
 // CA + webhook serving certificate (certs_command.cpp).

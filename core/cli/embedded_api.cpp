@@ -1,6 +1,7 @@
 #include "core/cli/embedded_api.hpp"
 
 #include "core/apiserver/bootstrap.hpp"
+#include "core/executor/pod_logs.hpp"
 #include "core/log/log.hpp"
 
 namespace trainer::core::cli {
@@ -10,6 +11,7 @@ EmbeddedApiOptions embeddedApiOptions(const Args& args, const std::string& store
     o.bindAddress = args.get("api-bind-address", o.bindAddress);
     o.kubeconfigPath = args.get("write-kubeconfig", storePath + ".kubeconfig");
     o.certDir = args.get("api-cert-dir", storePath + ".certs");
+    o.stateDir = executor::executorStateDir(storePath).string();
     return o;
 }
 
@@ -33,6 +35,7 @@ std::string EmbeddedApi::start(boost::asio::io_context& io, const EmbeddedApiOpt
     if (auto err = apiserver::ensureCredentials(options.certDir, creds); !err.empty()) return err;
     apiserver::ApiServerOptions ao;
     ao.token = creds.token;
+    ao.podLogDir = options.stateDir;
     auto admit = [this](json::object& obj, const json::object* old) {
         return controller::admit(framework_, obj, old, store_, std::chrono::system_clock::now());
     };

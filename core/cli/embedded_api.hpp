@@ -19,6 +19,7 @@ struct EmbeddedApiOptions {
     std::string bindAddress = "127.0.0.1:6443";
     std::string kubeconfigPath;  // default <store>.kubeconfig
     std::string certDir;         // default <store>.certs
+    std::string stateDir;        // the local executor's (pods/log reads it): <store>.local
 };
 
 // The flags --api-bind-address, --write-kubeconfig and --api-cert-dir with their defaults.

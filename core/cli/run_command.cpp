@@ -12,6 +12,8 @@
 #include "core/controller/configuration.hpp"
 #include "core/controller/leader_election.hpp"
 #include "core/controller/manager.hpp"
+#include "core/executor/local_executor.hpp"
+#include "core/executor/pod_logs.hpp"
 #include "core/log/log.hpp"
 #include "core/plugin/framework.hpp"
 #include "core/plugin/log_sink.hpp"
@@ -25,6 +27,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <csignal>
@@ -59,6 +62,12 @@ std::vector<std::string> applyFlags(const Args& args, Configuration& cfg, int& w
     if (args.has("webhook-port")) {
         if (auto p = parseInt(args.get("webhook-port"))) cfg.webhookPort = *p;
         else errs.push_back("--webhook-port: not an integer: \"" + args.get("webhook-port") + "\"");
+    }
+    if (args.has("local-executor")) {
+        auto v = args.get("local-executor");
+        if (v != "true" && v != "false") errs.push_back("--local-executor: must be true or false, got \"" + v + "\"");
+        else if (v == "true" && clusterMode(args))
+            errs.push_back("--local-executor: runs pods only on the embedded store (run --store), not against a cluster");
     }
     if (auto it = cfg.groupKindConcurrency.find(std::string(controller::kTrainJobGroupKind));
         it != cfg.groupKindConcurrency.end())
@@ -193,10 +202,14 @@ int cmdRun(const Args& args, Io& io) {
     boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
     std::promise<void> stopSignal;
     std::shared_future<void> stopped = stopSignal.get_future().share();
+    std::atomic<bool> stopRequested{false};
+    auto requestStop = [&] {
+        if (!stopRequested.exchange(true)) stopSignal.set_value();
+    };
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
         if (ec) return;
         setup.info("Received signal; draining in-flight reconciles", {{"signal", sig}});
-        stopSignal.set_value();
+        requestStop();
     });
     std::vector<std::thread> ioThreads;
     for (int i = 0; i < 2; ++i) ioThreads.emplace_back([&] { ioc.run(); });
@@ -286,15 +299,34 @@ int cmdRun(const Args& args, Io& io) {
     controller::ManagerOptions mo;
     mo.trainJobWorkers = workers;
     controller::Manager manager(store, registry, framework, clock, &metrics, log::Logger(""), mo);
+    // Embedded mode trains for real: the local executor runs the pods (core/executor/).
+    std::unique_ptr<executor::LocalExecutor> local;
+    if (!clusterMode(args) && args.get("local-executor", "true") == "true") {
+        executor::LocalExecutorOptions lo;
+        lo.stateDir = executor::executorStateDir(args.get("store", kDefaultStorePath));
+        local = std::make_unique<executor::LocalExecutor>(store, clock, &metrics, lo);
+    }
+    std::string executorError;
     auto startControllers = [&] {
         manager.start();
         setup.info("Started the controllers", {{"workers", workers}});
+        if (!local) return;
+        executorError = local->start();
+        if (!executorError.empty()) {
+            setup.error("Unable to start the local executor; pass --local-executor=false to only build objects",
+                        {{"error", executorError}});
+            requestStop();
+        }
+    };
+    auto stopControllers = [&] {
+        manager.stop();
+        if (local) local->stop();
     };
     int exitCode = 0;
     if (!cfg.leaderElect) {
         startControllers();
         stopped.wait();
-        manager.stop();
+        stopControllers();
     } else {
         // Only the leader reconciles; every replica serves probes, metrics and webhooks.
         controller::LeaderElector elector(store, clock, leaderElectionOptions(cfg), log::Logger("leaderelection"), &metrics);
@@ -302,7 +334,7 @@ int cmdRun(const Args& args, Io& io) {
         if (elector.acquire(wait)) {
             startControllers();
             const bool stopping = elector.renew(wait);
-            manager.stop();
+            stopControllers();
             if (stopping) {
                 elector.release();
             } else {
@@ -316,7 +348,7 @@ int cmdRun(const Args& args, Io& io) {
     backend->stop();
     joinIo();
     setup.info("Stopped");
-    return exitCode;
+    return executorError.empty() ? exitCode : 1;
 }
 
 }  // namespace trainer::core::cli

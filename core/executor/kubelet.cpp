@@ -1,0 +1,179 @@
+#include "core/executor/kubelet.hpp"
+
+#include "core/executor/process_launcher.hpp"
+
+#include <filesystem>
+
+namespace trainer::core::executor {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string str(const json::object& o, std::string_view a, std::string_view b) {
+    auto* x = o.if_contains(a);
+    auto* y = x && x->is_object() ? x->get_object().if_contains(b) : nullptr;
+    return y && y->is_string() ? std::string(y->get_string()) : std::string();
+}
+
+bool isPod(const ObjectKey& k) { return k.apiVersion == "v1" && k.kind == "Pod"; }
+
+bool terminal(const json::object& pod) {
+    auto phase = str(pod, "status", "phase");
+    return phase == "Succeeded" || phase == "Failed";
+}
+
+}  // namespace
+
+std::chrono::milliseconds gracePeriodOf(const json::object& pod) {
+    auto* spec = pod.if_contains("spec");
+    auto* g = spec && spec->is_object() ? spec->get_object().if_contains("terminationGracePeriodSeconds") : nullptr;
+    if (g && g->is_int64() && g->get_int64() >= 0) return std::chrono::seconds(g->get_int64());
+    return 30s;
+}
+
+Kubelet::Kubelet(Store& store, const controller::Clock& clock, log::Logger logger, KubeletOptions options)
+    : store_(store), clock_(clock), logger_(std::move(logger)), options_(std::move(options)) {
+    if (options_.executable.empty()) options_.executable = selfExecutable();
+}
+
+Kubelet::~Kubelet() { stop(); }
+
+std::string Kubelet::start() {
+    std::string error;
+    network_ = PodNetwork::open(error);
+    if (!network_) return "the local executor cannot make its pod network (it needs root: CAP_NET_ADMIN and CAP_SYS_ADMIN): " + error;
+    limits_ = std::make_unique<ResourceLimits>(logger_);
+    ctx_ = std::make_unique<KubeletContext>(KubeletContext{store_, clock_, logger_, *network_, dns_, *limits_,
+                                                           options_.stateDir, options_.nodeName, options_.executable});
+    std::error_code ec;
+    fs::remove_all(options_.stateDir / "run", ec);  // sandboxes of a previous process
+    fs::create_directories(options_.stateDir / "run", ec);
+    if (ec) return "create " + (options_.stateDir / "run").string() + ": " + ec.message();
+    recover();
+    seen_ = store_.revision();
+    relist();
+    running_ = true;
+    watcher_ = std::thread([this] { watchLoop(); });
+    logger_.info("Started the local executor", {{"node", options_.nodeName}, {"podNetwork", network_->hostIp() + "/16"},
+                                                  {"stateDir", options_.stateDir.string()}});
+    if (!limits_->unavailable().empty())
+        logger_.info("Container resource limits will not be enforced", {{"reason", limits_->unavailable()}});
+    return "";
+}
+
+void Kubelet::stop() {
+    if (running_.exchange(false)) {
+        waitCv_.notify_all();
+        watcher_.join();
+    }
+    std::map<std::string, std::unique_ptr<PodWorker>> workers;
+    {
+        std::lock_guard lock(mu_);
+        workers.swap(workers_);
+        for (auto& w : stopping_) workers.emplace("stopping-" + std::to_string(workers.size()), std::move(w));
+        stopping_.clear();
+    }
+    for (auto& [uid, w] : workers) w->stop(options_.maxStopGrace, false);
+    workers.clear();  // joins every worker: containers reaped, sandboxes removed
+    network_.reset();
+}
+
+size_t Kubelet::activePods() const {
+    std::lock_guard lock(mu_);
+    return workers_.size() + stopping_.size();
+}
+
+void Kubelet::watchLoop() {
+    while (running_) {
+        pollOnce();
+        reap();
+        std::unique_lock lock(waitMu_);
+        waitCv_.wait_for(lock, options_.pollInterval, [this] { return !running_.load(); });
+    }
+}
+
+void Kubelet::pollOnce() {
+    if (seen_ < store_.compactedRevision()) {
+        seen_ = store_.revision();
+        relist();
+        return;
+    }
+    for (auto const& c : store_.changesSince(seen_, 1000)) {
+        seen_ = c.revision;
+        if (!isPod(c.key)) continue;
+        if (c.type == ChangeType::Deleted) forget(str(c.object, "metadata", "uid"), gracePeriodOf(c.object));
+        else sync(c.object);
+    }
+}
+
+void Kubelet::sync(const json::object& pod) {
+    const std::string uid = str(pod, "metadata", "uid"), node = str(pod, "spec", "nodeName");
+    if (uid.empty() || (!node.empty() && node != options_.nodeName)) return;
+    const bool deleting = !str(pod, "metadata", "deletionTimestamp").empty();
+    std::lock_guard lock(mu_);
+    auto it = workers_.find(uid);
+    if (it != workers_.end()) {
+        if (deleting) it->second->stop(gracePeriodOf(pod), true);
+        return;
+    }
+    if (deleting || terminal(pod) || !str(pod, "status", "startTime").empty()) return;
+    auto w = std::make_unique<PodWorker>(*ctx_, pod);
+    w->start();
+    keys_[uid] = keyOf(pod);
+    workers_.emplace(uid, std::move(w));
+}
+
+void Kubelet::forget(const std::string& uid, std::chrono::milliseconds grace) {
+    std::lock_guard lock(mu_);
+    auto it = workers_.find(uid);
+    if (it == workers_.end()) return;
+    it->second->stop(grace, false);
+    stopping_.push_back(std::move(it->second));
+    workers_.erase(it);
+    keys_.erase(uid);
+}
+
+// After compaction or at start: every Pod is synced; workers whose Pod is gone are stopped.
+void Kubelet::relist() {
+    std::set<std::string> present;
+    for (auto const& pod : store_.list("v1", "Pod")) {
+        present.insert(str(pod, "metadata", "uid"));
+        sync(pod);
+    }
+    std::vector<std::string> gone;
+    {
+        std::lock_guard lock(mu_);
+        for (auto const& [uid, w] : workers_)
+            if (!present.count(uid)) gone.push_back(uid);
+    }
+    for (auto const& uid : gone) forget(uid, 30s);
+}
+
+void Kubelet::reap() {
+    std::vector<std::unique_ptr<PodWorker>> finished;
+    {
+        std::lock_guard lock(mu_);
+        for (auto it = stopping_.begin(); it != stopping_.end();) {
+            if ((*it)->done()) {
+                finished.push_back(std::move(*it));
+                it = stopping_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (auto it = workers_.begin(); it != workers_.end();) {
+            if (it->second->done()) {
+                finished.push_back(std::move(it->second));
+                keys_.erase(it->first);
+                it = workers_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    finished.clear();  // joins outside the lock
+}
+
+}  // namespace trainer::core::executor

@@ -1,0 +1,77 @@
+// The local kubelet: runs every Pod in the store on this machine (embedded mode). It watches the
+// store's change feed for Pods; a new Pod gets a PodWorker (pod_worker.hpp); a deleted Pod's
+// containers are stopped with its terminationGracePeriodSeconds (default 30 s); a Pod with a
+// deletionTimestamp is stopped and its final status written.
+//
+// A restart is a node reboot: on start, Pods this node had started (status.startTime set) that
+// are not Succeeded or Failed are marked Failed (reason Terminated, condition DisruptionTarget),
+// because their processes died with the previous operator process; their Jobs replace them as
+// for any failed Pod. Nothing of the previous process's sandboxes survives (pod_network.hpp).
+#pragma once
+
+#include "core/executor/kubelet_context.hpp"
+#include "core/executor/pod_worker.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace trainer::core::executor {
+
+struct KubeletOptions {
+    std::filesystem::path stateDir;
+    std::string nodeName = "trainer-local";
+    std::chrono::milliseconds pollInterval{20};
+    // The longest a stop() waits for a Pod's grace period before SIGKILL.
+    std::chrono::milliseconds maxStopGrace{10000};
+    std::string executable;  // default: this binary
+};
+
+class Kubelet {
+public:
+    Kubelet(Store& store, const controller::Clock& clock, log::Logger logger, KubeletOptions options);
+    ~Kubelet();
+    Kubelet(const Kubelet&) = delete;
+    Kubelet& operator=(const Kubelet&) = delete;
+
+    // Claims the pod network, recovers Pods of a previous run, starts watching. "" or the error.
+    std::string start();
+    // Stops every Pod's containers (grace capped by maxStopGrace) and waits for them.
+    void stop();
+    size_t activePods() const;
+
+private:
+    void watchLoop();
+    void pollOnce();
+    void sync(const json::object& pod);
+    void forget(const std::string& uid, std::chrono::milliseconds grace);
+    void relist();
+    void recover();
+    void reap();
+
+    Store& store_;
+    const controller::Clock& clock_;
+    log::Logger logger_;
+    KubeletOptions options_;
+    std::unique_ptr<PodNetwork> network_;
+    ClusterDns dns_;
+    std::unique_ptr<ResourceLimits> limits_;
+    std::unique_ptr<KubeletContext> ctx_;
+    mutable std::mutex mu_;
+    std::map<std::string, std::unique_ptr<PodWorker>> workers_;  // by Pod uid
+    std::map<std::string, ObjectKey> keys_;                       // uid -> key
+    std::vector<std::unique_ptr<PodWorker>> stopping_;
+    int64_t seen_ = 0;
+    std::atomic<bool> running_{false};
+    std::mutex waitMu_;
+    std::condition_variable waitCv_;
+    std::thread watcher_;
+};
+
+// A Pod's terminationGracePeriodSeconds (default 30 s).
+std::chrono::milliseconds gracePeriodOf(const json::object& pod);
+
+}  // namespace trainer::core::executor

@@ -1,0 +1,29 @@
+// What every pod worker of the local kubelet shares: the store, the clock, the node's network,
+// names, limits and state directory. Owned by the Kubelet (kubelet.hpp), which outlives its workers.
+#pragma once
+
+#include "core/controller/clock.hpp"
+#include "core/executor/cluster_dns.hpp"
+#include "core/executor/pod_network.hpp"
+#include "core/executor/resource_limits.hpp"
+#include "core/log/log.hpp"
+#include "core/store/store.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace trainer::core::executor {
+
+struct KubeletContext {
+    Store& store;
+    const controller::Clock& clock;
+    log::Logger logger;
+    PodNetwork& network;
+    ClusterDns& dns;
+    ResourceLimits& limits;
+    std::filesystem::path stateDir;  // logs under pods/, sandboxes under run/
+    std::string nodeName;
+    std::string executable;  // the binary that runs container inits
+};
+
+}  // namespace trainer::core::executor

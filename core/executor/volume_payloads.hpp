@@ -1,0 +1,33 @@
+// The files of configMap, secret, downwardAPI and projected volumes, built from the pod spec and
+// the cluster as the kubelet's volume plugins build them (pkg/volume/configmap, secret,
+// downwardapi, projected: MakePayload / CollectData).
+#pragma once
+
+#include "core/executor/atomic_writer.hpp"
+#include "core/executor/config_sources.hpp"
+#include "core/executor/pod_runtime_facts.hpp"
+#include "core/executor/spec_fields.hpp"
+
+namespace trainer::core::executor {
+
+// What one volume source needs to build its files.
+struct PayloadContext {
+    const json::object& pod;
+    const PodRuntimeFacts& facts;
+    SourceCache& sources;
+};
+
+// Each reads the volume source `source` (e.g. spec.volumes[0].configMap) and adds its files to
+// `out`; a problem fails `source` (a field error, `configmap "name" not found`,
+// `configmap references non-existent config key: k`, `references non-existent secret key: k`).
+// File modes: an item's mode, else the source's defaultMode, else 0644 (0..0777 accepted).
+// A missing object or key is skipped when the source is `optional`.
+void addConfigMapVolume(const FieldReader& source, PayloadContext& ctx, Payload& out);
+void addSecretVolume(const FieldReader& source, PayloadContext& ctx, Payload& out);
+// items: {path, fieldRef {fieldPath} (metadata only) | resourceFieldRef {containerName,...}, mode}.
+void addDownwardApiVolume(const FieldReader& source, PayloadContext& ctx, Payload& out);
+// sources: configMap, secret, downwardAPI; serviceAccountToken is skipped (no token is minted
+// here); other projections fail.
+void addProjectedVolume(const FieldReader& source, PayloadContext& ctx, Payload& out);
+
+}  // namespace trainer::core::executor
