@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The README's main command: builds the operator and its plugins, starts `run` on a temporary
-# embedded store with the build tree's plugins and its Kubernetes API, applies the shipped
-# examples with kubectl, waits until every TrainJob is reconciled, shows what the operator built
-# (kubectl get), and stops it with SIGTERM.
+# The README's main command: builds the operator and its plugins (not the tests), starts `run` on a
+# temporary embedded store with its Kubernetes API and its local executor, applies the local
+# training examples (examples/local/) with kubectl, waits until every TrainJob has finished, shows
+# the TrainJobs, their pods and the training logs, and stops the operator with SIGTERM.
+# Exits 1 unless the training runs end Complete and the failing example ends Failed.
+# The local executor runs pods as processes in their own namespaces: it needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh >&2
+BUILD_TARGETS="trainer-operator trainer-plugins" bash scripts/build.sh >&2
 BUILD_DIR=${BUILD_DIR:-build}
 bin="$BUILD_DIR/bin/trainer-operator"
 plugins="$BUILD_DIR/lib/trainer-operator/plugins"
@@ -35,22 +37,37 @@ for _ in $(seq 1 300); do
   kill -0 "$pid" 2>/dev/null || { cat "$work/operator.log" >&2; exit 1; }
   sleep 0.1
 done
-echo "== the Kubernetes API: $(grep -o '"msg":"Serving the Kubernetes API"[^}]*' "$work/operator.log")" >&2
 
-echo "== kubectl apply --server-side -f examples/" >&2
-kc apply --server-side -f examples/
+echo "== kubectl apply --server-side -f examples/local/" >&2
+kc apply --server-side -f examples/local/
 
-want=$(kc get trainjobs -A -o name | wc -l)
-for _ in $(seq 1 300); do
-  [ "$(kc get jobsets.jobset.x-k8s.io -A -o name | wc -l)" -ge "$want" ] && break
-  sleep 0.1
+echo "== training (every TrainJob runs as local processes; waiting until all have finished)" >&2
+finished() {
+  kc get trainjobs -o jsonpath='{range .items[*]}{.metadata.name}={range .status.conditions[?(@.status=="True")]}{.type},{end}{"\n"}{end}'
+}
+for _ in $(seq 1 600); do
+  states=$(finished)
+  if ! echo "$states" | grep -qvE '=.*(Complete|Failed)'; then break; fi
+  kill -0 "$pid" 2>/dev/null || { cat "$work/operator.log" >&2; exit 1; }
+  sleep 1
 done
 
-for args in "trainjobs" "jobsets.jobset.x-k8s.io" "podgroups.scheduling.x-k8s.io -A" \
-            "podgroups.scheduling.volcano.sh -A" "configmaps" "secrets" "events"; do
-  echo "== kubectl get $args" >&2
-  # shellcheck disable=SC2086
-  kc get $args
+echo "== kubectl get trainjobs" >&2
+kc get trainjobs
+echo "== kubectl get pods" >&2
+kc get pods
+echo "== trainer-operator logs trainjob/torch-ddp (last lines)" >&2
+"$bin" logs trainjob/torch-ddp --store "$store" | grep -E 'world_size|done' || true
+echo "== trainer-operator logs trainjob/mpi-hello" >&2
+"$bin" logs trainjob/mpi-hello --store "$store" | grep -E '<stdout>' || true
+echo "== why failing-example failed" >&2
+kc get trainjob failing-example -o jsonpath='{range .status.conditions[*]}{.type}: {.reason}: {.message}{"\n"}{end}'
+
+want="failing-example=Failed torch-ddp=Complete multi-node-example=Complete mpi-hello=Complete"
+status=0
+for w in $want; do
+  name=${w%%=*} cond=${w#*=}
+  echo "$(finished)" | grep -qE "^$name=.*$cond" || { echo "demo: $name did not end $cond" >&2; status=1; }
 done
 
 echo "== stop (SIGTERM)" >&2
@@ -58,3 +75,4 @@ kill -TERM "$pid"
 wait "$pid"
 echo "operator exited with $?" >&2
 pid=""
+exit $status

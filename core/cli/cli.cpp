@@ -60,7 +60,9 @@ const std::vector<Command>& commands() {
           {"webhook-cert-dir", 0, true, false, "directory with tls.crt and tls.key; webhooks are served only with it", ""},
           {"workers", 0, true, false, "concurrent TrainJob reconciles (default 1)", ""},
           {"local-executor", 0, true, false,
-           "true or false: run the TrainJobs' pods as local processes (embedded mode only; needs root)", "true"},
+           "true or false: run the TrainJobs' pods as local processes (default true with --store; needs root; "
+           "cluster mode never does)",
+           ""},
           {"zap-log-level", 0, true, false, "debug, info, warn, error or an integer", ""},
           {"zap-encoder", 0, true, false, "json or console", ""},
           {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}},

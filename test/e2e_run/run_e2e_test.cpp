@@ -58,13 +58,14 @@ unsigned short freePort() {
     return ntohs(a.sin_port);
 }
 
-// `trainer-operator run` as a child process; its log goes to a file.
+// `trainer-operator run` as a child process; its log goes to a file. These tests check what the
+// controller builds and stores, so the local executor is off (test/e2e_executor runs pods).
 class Operator {
 public:
     Operator(const std::string& store, const std::string& log, std::vector<std::string> extra = {}) : log_(log) {
         std::vector<std::string> args{kBin, "run", "--plugin-dir", kPlugins, "--store", store,
                                       "--health-probe-bind-address", "127.0.0.1:0", "--metrics-bind-address",
-                                      "127.0.0.1:0", "--api-bind-address", "0"};
+                                      "127.0.0.1:0", "--api-bind-address", "0", "--local-executor=false"};
         args.insert(args.end(), extra.begin(), extra.end());
         pid_ = ::fork();
         BOOST_REQUIRE(pid_ >= 0);
