@@ -215,12 +215,19 @@ int superviseCommand(const ContainerSpec& spec, const HostFiles& files) {
     argv.push_back(nullptr);
     envp.push_back(nullptr);
     auto paths = candidates(spec);
+    // Forwarded signals are held across the fork: the child must not run the init's handler,
+    // and one that arrives meanwhile reaches the command (runCommand unblocks after resetting).
+    sigset_t forwarded, previous;
+    sigemptyset(&forwarded);
+    for (int s : kForwarded) sigaddset(&forwarded, s);
+    sigprocmask(SIG_BLOCK, &forwarded, &previous);
     pid_t child = fork();
     if (child < 0) return fail(files, "fork: " + errnoText(errno));
     if (child == 0) runCommand(spec, files, report[1], argv, envp, paths);
     gChild = child;
     for (int s : kForwarded)
         if (gPending[s]) kill(child, s);
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
     ::close(report[1]);
     ExecReport r;
     ssize_t n;

@@ -103,7 +103,11 @@ void Kubelet::pollOnce() {
     for (auto const& c : store_.changesSince(seen_, 1000)) {
         seen_ = c.revision;
         if (!isPod(c.key)) continue;
-        if (c.type == ChangeType::Deleted) forget(str(c.object, "metadata", "uid"), gracePeriodOf(c.object));
+        if (c.type == ChangeType::Deleted) {
+            forget(str(c.object, "metadata", "uid"), gracePeriodOf(c.object));
+            std::lock_guard lock(mu_);
+            started_.erase(str(c.object, "metadata", "uid"));
+        }
         else sync(c.object);
     }
 }
@@ -118,8 +122,15 @@ void Kubelet::sync(const json::object& pod) {
         if (deleting) it->second->stop(gracePeriodOf(pod), true);
         return;
     }
-    if (deleting || terminal(pod) || !str(pod, "status", "startTime").empty()) return;
-    auto w = std::make_unique<PodWorker>(*ctx_, pod);
+    if (deleting || terminal(pod) || !str(pod, "status", "startTime").empty() || started_.count(uid)) return;
+    // A lagging change feed may still deliver this pod's older versions after its worker ended:
+    // a pod runs once, so the current object decides.
+    auto current = store_.get(keyOf(pod));
+    if (!current || str(*current, "metadata", "uid") != uid || terminal(*current) ||
+        !str(*current, "status", "startTime").empty() || !str(*current, "metadata", "deletionTimestamp").empty())
+        return;
+    started_.insert(uid);
+    auto w = std::make_unique<PodWorker>(*ctx_, *current);
     w->start();
     keys_[uid] = keyOf(pod);
     workers_.emplace(uid, std::move(w));

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace trainer::core::executor {
@@ -64,6 +65,7 @@ private:
     std::map<std::string, std::unique_ptr<PodWorker>> workers_;  // by Pod uid
     std::map<std::string, ObjectKey> keys_;                       // uid -> key
     std::vector<std::unique_ptr<PodWorker>> stopping_;
+    std::set<std::string> started_;  // uids this process ran (until the Pod is deleted)
     int64_t seen_ = 0;
     std::atomic<bool> running_{false};
     std::mutex waitMu_;
