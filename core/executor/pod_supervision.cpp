@@ -27,13 +27,18 @@ void PodWorker::supervise(std::vector<Slot>& slots) {
         if (stopping() && !terminating) {
             terminating = true;
             killAt = Steady::now() + std::chrono::milliseconds(graceMs_.load());
-            for (auto& s : slots)
-                if (s.process) s.process->signal(SIGTERM);
         }
+        // SIGTERM once each init can forward it (a just-started one may not have its handler yet).
+        if (terminating)
+            for (auto& s : slots)
+                if (s.process && !s.termSent && s.process->catches(SIGTERM)) {
+                    s.process->signal(SIGTERM);
+                    s.termSent = true;
+                }
         if (terminating && Steady::now() >= killAt)
             for (auto& s : slots)
                 if (s.process) s.process->signal(SIGKILL);
-        auto wake = Steady::now() + (terminating ? 200ms : 10s);
+        auto wake = Steady::now() + (terminating ? 50ms : 10s);
         bool anyRunning = false, allFinished = true;
         for (auto& s : slots) {
             if (s.process)

@@ -50,6 +50,7 @@ private:
         bool restartPending = false; // crash-loop back-off until retryAt
         int backoffSeconds = 0;
         bool finished = false;
+        bool termSent = false;
     };
 
     void run();

@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -58,6 +60,17 @@ std::optional<int> ContainerProcess::poll() {
 void ContainerProcess::signal(int sig) const {
     // Through the pidfd: never a recycled pid.
     if (pid_ > 0 && !exitCode_) ::syscall(SYS_pidfd_send_signal, pidfd_, sig, nullptr, 0);
+}
+
+bool ContainerProcess::catches(int sig) const {
+    if (pid_ <= 0 || exitCode_) return false;
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.rfind("SigCgt:", 0) != 0) continue;
+        unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+        return (mask >> (sig - 1)) & 1ULL;
+    }
+    return false;
 }
 
 const std::string& selfExecutable() {

@@ -28,6 +28,9 @@ public:
     // Reaps the process if it has exited: its exit code (128+N for signal N), else nullopt.
     std::optional<int> poll();
     void signal(int sig) const;
+    // Whether the process has a handler for `sig` (/proc/<pid>/status SigCgt). A namespace's
+    // PID 1 drops signals it has no handler for, so SIGTERM waits until the init has one.
+    bool catches(int sig) const;
 
 private:
     void reset();
