@@ -279,6 +279,8 @@ BOOST_AUTO_TEST_CASE(graceful_deletion_writes_the_final_status) {
         "containers":[{"name":"c","image":"busybox","command":["sh","-c","sleep 600; echo )" + m + R"("]}]}})");
     BOOST_REQUIRE(store.create(held).ok());
     waitRunning("held");
+    // The command itself runs (a slow start, e.g. under the sanitizers, would eat the 1 s grace).
+    BOOST_REQUIRE(eventually([&] { return processWithMarker(m); }));
     auto r = store.remove(ObjectKey{"v1", "Pod", kNs, "held"});
     BOOST_REQUIRE(r.ok());
     BOOST_REQUIRE(r.pending);
