@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <poll.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -88,11 +89,16 @@ LaunchResult launchContainerInit(const std::string& exe, const std::string& spec
     char* argv[] = {arg0.data(), arg1.data(), const_cast<char*>(specFile.c_str()), nullptr};
     char path[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
     char* envp[] = {path, nullptr};
+    // The operator itself, watched by the child across the moment before its parent-death signal
+    // is armed (getppid() cannot tell from a new PID namespace). Pidfds are close-on-exec.
+    static const int operatorPidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
     const long flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | SIGCHLD;
     long pid = ::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr);
     if (pid < 0) return {std::nullopt, std::string("clone with new namespaces: ") + std::strerror(errno)};
     if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        pollfd gone{operatorPidfd, POLLIN, 0};
+        if (operatorPidfd >= 0 && ::poll(&gone, 1, 0) > 0) ::_exit(137);
         ::execve(exe.c_str(), argv, envp);
         ::_exit(127);
     }
