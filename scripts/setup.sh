@@ -7,6 +7,7 @@ packages=(
   libboost-filesystem1.81-dev libboost-thread1.81-dev
   libyaml-cpp-dev libssl-dev libsqlite3-dev
   openssl openssh-client curl sqlite3 python3 python3-jsonschema python3-yaml python3-kubernetes
+  python3-jwt  # PyJWT: an independent check of the service-account tokens (test/core/auth)
   # The local executor (core/executor) and the training examples it runs (examples/local):
   # network namespaces and veth pairs, nsenter for exec probes, PyTorch (gloo), OpenMPI over ssh.
   iproute2 util-linux procps python3-torch python3-numpy openmpi-bin python3-mpi4py openssh-server

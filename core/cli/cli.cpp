@@ -1,4 +1,5 @@
 #include "core/cli/cli.hpp"
+#include "core/cli/command_config.hpp"
 #include "core/cli/embedded_api.hpp"
 #include "core/cli/run_backend.hpp"
 
@@ -30,19 +31,19 @@ const FlagSpec kNamespace{"namespace", 'n', true, false, "namespace", "default"}
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> table = {
-        {"render", "render -f PATH [-f PATH ...] [--plugin-dir DIR] [-o json|yaml]",
+        {"render", "render -f PATH [-f PATH ...] [--plugin-dir DIR] [--config FILE] [--feature-gates GATES] [-o json|yaml|info]",
          "Run admission and one reconcile's build for every TrainJob in the inputs and print the objects",
-         {kFile, kPluginDir,
+         {kFile, kPluginDir, configFlag(), featureGatesFlag(),
           {"output", 'o', true, false, "json, yaml, or info (the Info documents the first plugin phase receives)", "json"}},
          0, 0, &cmdRender},
-        {"validate", "validate -f PATH [-f PATH ...] [--plugin-dir DIR]",
+        {"validate", "validate -f PATH [-f PATH ...] [--plugin-dir DIR] [--config FILE] [--feature-gates GATES]",
          "Run admission (CRD schema, CEL rules, validation plugins) on every TrainJob and runtime in the inputs",
-         {kFile, kPluginDir}, 0, 0, &cmdValidate},
+         {kFile, kPluginDir, configFlag(), featureGatesFlag()}, 0, 0, &cmdValidate},
         {"plugins", "plugins [--plugin-dir DIR] [-o json]",
          "Show the plugins that were loaded and the files that were rejected, with the reason",
          {kPluginDir, {"output", 'o', true, false, "table or json", "table"}}, 0, 0, &cmdPlugins},
         {"run",
-         "run --plugin-dir DIR [--store PATH] [--config FILE] [--health-probe-bind-address ADDR] "
+         "run --plugin-dir DIR [--store PATH] [--config FILE] [--feature-gates GATES] [--health-probe-bind-address ADDR] "
          "[--metrics-bind-address ADDR] [--webhook-port N] [--webhook-cert-dir DIR] [--workers N] [--zap-* ...] "
          "[--api-bind-address ADDR] [--write-kubeconfig PATH] [--api-cert-dir DIR] [--local-executor=false] | [--kubeconfig PATH] "
          "[--context NAME]",
@@ -54,6 +55,7 @@ const std::vector<Command>& commands() {
            "a config.trainer.kubeflow.org/v1alpha1 Configuration file (leader election on a Lease is on by default; "
            "leaderElection.leaderElect: false turns it off)",
            ""},
+          featureGatesFlag(),
           {"health-probe-bind-address", 0, true, false, "address of /healthz and /readyz (0 disables)", ""},
           {"metrics-bind-address", 0, true, false, "address of /metrics (0 disables)", ""},
           {"webhook-port", 0, true, false, "port of the admission webhooks (default 9443)", ""},

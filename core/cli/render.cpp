@@ -2,6 +2,7 @@
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
+#include "core/cli/command_config.hpp"
 #include "core/cli/session.hpp"
 #include "core/json/io.hpp"
 #include "core/plugin/pipeline.hpp"
@@ -27,6 +28,15 @@ std::string formatList(std::vector<json::object> items, const std::string& forma
     return format == "yaml" ? toYaml(list) : toJson(list, true) + "\n";
 }
 
+// A Session configured from --config / --feature-gates; false after printing errors.
+bool configuredSession(const Args& args, Io& io, Session& s, std::string& plugins) {
+    controller::Configuration cfg;
+    if (!loadCommandConfiguration(args, io, cfg)) return false;
+    s.configure(cfg.plugins, operatorSettingsOf(cfg, cfg.leaderElectionResourceNamespace));
+    plugins = pluginDirOf(args, cfg);
+    return true;
+}
+
 }  // namespace
 
 int cmdValidate(const Args& args, Io& io) {
@@ -35,7 +45,9 @@ int cmdValidate(const Args& args, Io& io) {
         return 1;
     }
     Session s;
-    auto d = s.admitInputs(args.all("filename"), pluginDir(args));
+    std::string plugins;
+    if (!configuredSession(args, io, s, plugins)) return 1;
+    auto d = s.admitInputs(args.all("filename"), plugins);
     printDiagnostics(d, io.err);
     return d.ok() ? 0 : 1;
 }
@@ -51,7 +63,9 @@ int cmdRender(const Args& args, Io& io) {
         return 1;
     }
     Session s;
-    auto d = s.admitInputs(args.all("filename"), pluginDir(args));
+    std::string plugins;
+    if (!configuredSession(args, io, s, plugins)) return 1;
+    auto d = s.admitInputs(args.all("filename"), plugins);
     if (!d.ok()) {
         printDiagnostics(d, io.err);
         return 1;

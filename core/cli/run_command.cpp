@@ -5,6 +5,7 @@
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
+#include "core/cli/command_config.hpp"
 #include "core/cli/run_backend.hpp"
 #include "core/cli/webhook_certs.hpp"
 #include "core/cli/log_flags.hpp"
@@ -148,13 +149,7 @@ int cmdRun(const Args& args, Io& io) {
     log::Options logOpts;
     if (!parseLogFlags(args, io, logOpts)) return 1;
     Configuration cfg;
-    if (args.has("config")) {
-        auto d = controller::loadConfiguration(args.get("config"), cfg);
-        if (!d.ok()) {
-            for (auto const& e : d.errors) io.err << "error: invalid configuration: " << formatError(e).substr(7) << "\n";
-            return 1;
-        }
-    }
+    if (!loadCommandConfiguration(args, io, cfg)) return 1;
     int workers = 1;
     auto flagErrors = applyFlags(args, cfg, workers);
     auto vd = controller::validateConfiguration(cfg);

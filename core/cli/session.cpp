@@ -49,9 +49,14 @@ Session::Session() : registry_(std::make_unique<PluginRegistry>()) {
     registry_->setLogSink(loggerSink(log::Logger("plugin")));
 }
 
-void Session::loadPlugins(const std::string& dir, const PluginOptions& options) {
-    registry_->loadDirectory(dir, options);
-    framework_ = std::make_unique<Framework>(*registry_);
+void Session::configure(PluginOptions options, OperatorSettings settings) {
+    pluginOptions_ = std::move(options);
+    settings_ = std::move(settings);
+}
+
+void Session::loadPlugins(const std::string& dir) {
+    registry_->loadDirectory(dir, pluginOptions_);
+    framework_ = std::make_unique<Framework>(*registry_, HookObserver{}, settings_);
 }
 
 Diagnostics Session::admitInputs(const std::vector<std::string>& paths, const std::string& pluginDir) {

@@ -5,6 +5,7 @@
 #include "core/api/errors.hpp"
 #include "core/api/object_set.hpp"
 #include "core/plugin/framework.hpp"
+#include "core/plugin/operator_settings.hpp"
 #include "core/plugin/registry.hpp"
 
 #include <memory>
@@ -21,8 +22,11 @@ struct AdmittedObject {
 class Session {
 public:
     Session();
+    // What loading and the framework use (a Configuration's plugins section and operator data);
+    // call before loadPlugins / admitInputs.
+    void configure(PluginOptions options, OperatorSettings settings);
     // Loads plugins from `dir`; rejections are logged as warnings on stderr by the caller.
-    void loadPlugins(const std::string& dir, const PluginOptions& options = {});
+    void loadPlugins(const std::string& dir);
     // Reads, defaults and admits every input; fills cluster() and trainJobs().
     Diagnostics admitInputs(const std::vector<std::string>& paths, const std::string& pluginDir);
 
@@ -34,6 +38,8 @@ public:
 private:
     std::unique_ptr<PluginRegistry> registry_;
     std::unique_ptr<Framework> framework_;
+    PluginOptions pluginOptions_;
+    OperatorSettings settings_;
     ObjectSet cluster_;
     std::vector<AdmittedObject> trainJobs_;
 };

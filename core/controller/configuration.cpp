@@ -15,8 +15,16 @@ namespace {
 
 enum class T { Object, String, Int, Bool, Number, Duration, StringList, MapInt, MapBool, MapObject };
 
+// Lists with a maximum length and item length (kubebuilder markers of upstream's TLSOptions).
+struct ListLimit {
+    std::string_view path;
+    size_t maxItems;
+    size_t maxItemLength;
+};
+constexpr std::array<ListLimit, 2> kListLimits{{{"tls.cipherSuites", 100, 100}, {"tls.nextProtos", 10, 32}}};
+
 // Every field the decoder accepts, by path. Anything else is an unknown field.
-constexpr std::array<std::pair<std::string_view, T>, 39> kFields{{
+constexpr std::array<std::pair<std::string_view, T>, 47> kFields{{
     {"apiVersion", T::String},
     {"kind", T::String},
     {"webhook", T::Object},
@@ -34,6 +42,8 @@ constexpr std::array<std::pair<std::string_view, T>, 39> kFields{{
     {"metrics", T::Object},
     {"metrics.bindAddress", T::String},
     {"metrics.secureServing", T::Bool},
+    {"metrics.auth", T::Object},
+    {"metrics.auth.enabled", T::Bool},
     {"health", T::Object},
     {"health.healthProbeBindAddress", T::String},
     {"health.readinessEndpointName", T::String},
@@ -47,9 +57,15 @@ constexpr std::array<std::pair<std::string_view, T>, 39> kFields{{
     {"clientConnection", T::Object},
     {"clientConnection.qps", T::Number},
     {"clientConnection.burst", T::Int},
-    {"progressServer", T::Object},
-    {"progressServer.port", T::Int},
+    {"statusServer", T::Object},
+    {"statusServer.port", T::Int},
+    {"statusServer.qps", T::Number},
+    {"statusServer.burst", T::Int},
     {"featureGates", T::MapBool},
+    {"tls", T::Object},
+    {"tls.minVersion", T::String},
+    {"tls.cipherSuites", T::StringList},
+    {"tls.nextProtos", T::StringList},
     {"plugins", T::Object},
     {"plugins.directory", T::String},
     {"plugins.enabled", T::StringList},
@@ -148,6 +164,30 @@ std::string durationText(std::chrono::nanoseconds d) {
     return std::to_string(d.count()) + "ns";
 }
 
+// A number as Go's %v prints a float32/int32 (no trailing zeros).
+std::string numberText(double v) {
+    std::string s = std::to_string(v);
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+}
+
+void checkListLimits(const json::object& root, Diagnostics& d) {
+    for (auto const& limit : kListLimits) {
+        auto* v = at(root, limit.path);
+        if (!v || !v->is_array()) continue;
+        auto const& items = v->get_array();
+        if (items.size() > limit.maxItems)
+            d.add(std::string(limit.path), "Too many: " + std::to_string(items.size()) + ": must have at most " +
+                                               std::to_string(limit.maxItems) + " items", ErrorType::TooMany);
+        for (size_t i = 0; i < items.size(); ++i)
+            if (items[i].is_string() && items[i].get_string().size() > limit.maxItemLength)
+                d.add(std::string(limit.path) + "[" + std::to_string(i) + "]",
+                      "Too long: may not be more than " + std::to_string(limit.maxItemLength) + " characters",
+                      ErrorType::TooLong);
+    }
+}
+
 // client-go's NewLeaderElector checks (JitterFactor 1.2), plus whole seconds for the Lease.
 void validateLeaderElection(const Configuration& cfg, Diagnostics& d) {
     using namespace std::chrono_literals;
@@ -203,15 +243,27 @@ std::optional<std::chrono::nanoseconds> parseGoDuration(std::string_view s) {
     return std::chrono::nanoseconds(negative ? -ns : ns);
 }
 
+bool featureEnabled(const Configuration& cfg, std::string_view gate) {
+    auto it = cfg.featureGates.find(std::string(gate));
+    return it != cfg.featureGates.end() && it->second;
+}
+
 Diagnostics validateConfiguration(const Configuration& cfg) {
     Diagnostics d;
     auto port = [&](std::string path, int64_t p) {
         if (p < 1 || p > 65535) d.add(std::move(path), "Invalid value: " + std::to_string(p) + ": must be between 1 and 65535");
     };
     port("webhook.port", cfg.webhookPort);
-    port("progressServer.port", cfg.statusServerPort);
-    if (cfg.qps < 0) d.add("clientConnection.qps", "Invalid value: must be greater than or equal to 0");
-    if (cfg.burst < 0) d.add("clientConnection.burst", "Invalid value: " + std::to_string(cfg.burst) + ": must be greater than or equal to 0");
+    port("statusServer.port", cfg.statusServerPort);
+    auto nonNegative = [&](std::string path, double v) {
+        if (v < 0) d.add(std::move(path), "Invalid value: " + numberText(v) + ": must be greater than or equal to 0");
+    };
+    nonNegative("clientConnection.qps", cfg.qps);
+    nonNegative("clientConnection.burst", double(cfg.burst));
+    nonNegative("statusServer.qps", cfg.statusServerQps);
+    nonNegative("statusServer.burst", double(cfg.statusServerBurst));
+    if (cfg.metricsAuthEnabled && !cfg.metricsSecureServing)
+        d.add("metrics.auth.enabled", "Invalid value: true: requires metrics.secureServing to be true");
     for (auto const& [gk, n] : cfg.groupKindConcurrency)
         if (n < 1) d.add("controller.groupKindConcurrency[" + gk + "]", "Invalid value: " + std::to_string(n) + ": must be greater than 0");
     for (auto const& [path, addr] : {std::pair<std::string, std::string>{"metrics.bindAddress", cfg.metricsBindAddress},
@@ -281,16 +333,26 @@ Diagnostics parseConfiguration(const json::value& doc, Configuration& out) {
     str("certManagement.webhookSecretName", out.webhookSecretName);
     with(o, "clientConnection.qps", [&](const json::value& v) { out.qps = v.is_double() ? v.get_double() : double(asInt(v)); });
     with(o, "clientConnection.burst", [&](const json::value& v) { out.burst = asInt(v); });
-    with(o, "progressServer.port", [&](const json::value& v) { out.statusServerPort = asInt(v); });
+    with(o, "statusServer.port", [&](const json::value& v) { out.statusServerPort = asInt(v); });
+    with(o, "statusServer.qps", [&](const json::value& v) { out.statusServerQps = v.is_double() ? v.get_double() : double(asInt(v)); });
+    with(o, "statusServer.burst", [&](const json::value& v) { out.statusServerBurst = asInt(v); });
+    boolean("metrics.auth.enabled", out.metricsAuthEnabled);
     with(o, "featureGates", [&](const json::value& v) {
-        for (auto const& [k, b] : v.get_object()) out.featureGates[std::string(k)] = b.get_bool();
+        std::map<std::string, bool> overrides;
+        for (auto const& [k, b] : v.get_object()) overrides[std::string(k)] = b.get_bool();
+        out.featureGates = resolveFeatureGates(overrides, d);
     });
+    with(o, "tls.minVersion", [&](const json::value& v) { out.tlsMinVersion = std::string(v.get_string()); });
     str("plugins.directory", out.pluginDirectory);
     auto list = [&](std::string_view p, std::vector<std::string>& dst) {
         with(o, p, [&](const json::value& v) {
             for (auto const& e : v.get_array()) dst.emplace_back(e.get_string());
         });
     };
+    list("tls.cipherSuites", out.tlsCipherSuites);
+    list("tls.nextProtos", out.tlsNextProtos);
+    checkListLimits(o, d);
+    out.tls = server::parseTlsSettings(out.tlsMinVersion, out.tlsCipherSuites, out.tlsNextProtos, d);
     list("plugins.enabled", out.plugins.enabled);
     list("plugins.disabled", out.plugins.disabled);
     with(o, "plugins.config", [&](const json::value& v) {

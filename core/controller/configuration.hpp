@@ -5,7 +5,9 @@
 #pragma once
 
 #include "core/api/errors.hpp"
+#include "core/controller/feature_gates.hpp"
 #include "core/plugin/registry.hpp"
+#include "core/server/tls_settings.hpp"
 
 #include <boost/json.hpp>
 
@@ -34,6 +36,7 @@ struct Configuration {
     // metrics
     std::string metricsBindAddress = ":8443";
     bool metricsSecureServing = true;
+    bool metricsAuthEnabled = false;  // metrics.auth.enabled: only principals allowed GET /metrics scrape
     // health
     std::string healthProbeBindAddress = ":8081";
     std::string readinessEndpointName = "readyz";
@@ -56,13 +59,24 @@ struct Configuration {
     // clientConnection
     double qps = 50;
     int64_t burst = 100;
-    // progressServer / trainJobStatusServer
+    // statusServer: where training processes report progress (TrainJobStatus gate)
     int64_t statusServerPort = 10443;
-    std::map<std::string, bool> featureGates;
+    double statusServerQps = 5;
+    int64_t statusServerBurst = 10;
+    // featureGates: the effective value of every known gate (defaults overlaid with the file's)
+    std::map<std::string, bool> featureGates = defaultFeatureGates();
+    // tls: applied to every server (webhooks, metrics, the embedded API, the status server)
+    std::string tlsMinVersion;
+    std::vector<std::string> tlsCipherSuites;
+    std::vector<std::string> tlsNextProtos;
+    server::TlsSettings tls;  // the three above, parsed
     // plugins (ours)
     std::string pluginDirectory;
     PluginOptions plugins;
 };
+
+// Is `gate` on? (false for a gate the operator does not know)
+bool featureEnabled(const Configuration& cfg, std::string_view gate);
 
 // A Go duration ("15s", "1m30s", "500ms", "0"), as metav1.Duration is written; nullopt when malformed.
 std::optional<std::chrono::nanoseconds> parseGoDuration(std::string_view text);

@@ -124,7 +124,6 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
     std::string key_ = registryKey(trainJob);
     const bool supported = key_ == "TrainingRuntime." + std::string(kTrainerGroup) ||
                            key_ == "ClusterTrainingRuntime." + std::string(kTrainerGroup);
-    bool built = false;
     if (!supported) {
         setCondition(status, "Failed", "True", "TrainingRuntimeNotSupported", "unsupported runtime: " + key_, now);
     } else if (!isFinished(prevStatus)) {
@@ -133,21 +132,11 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
         ReconcileBuild b;
         if (runtime) b = buildTrainJob(framework_, trainJob, store_);
         else b.diagnostics = resolveDiag;
-        std::string failure;
-        if (b.diagnostics.ok()) {
-            if (b.snapshot) b.objects.insert(b.objects.begin(), std::move(*b.snapshot));
-            for (auto const& obj : b.objects) {
-                auto r = store_.apply(obj, kFieldManager);
-                auto k = keyOf(obj);
-                if (!r.ok()) {
-                    failure = k.display() + ": " + r.message;
-                    break;
-                }
-                if (r.outcome != ApplyOutcome::Unchanged)
-                    log.info("Applied object", {{"object", k.display()}, {"outcome", toString(r.outcome)}});
-            }
-            built = failure.empty();
-        } else {
+        // The snapshot first, whether or not the build succeeded (upstream writes it before building).
+        std::string failure = b.snapshot ? applyObjects({*b.snapshot}, log) : std::string();
+        if (failure.empty() && b.diagnostics.ok()) {
+            failure = applyObjects(b.objects, log);
+        } else if (failure.empty()) {
             failure = joinErrors(b.diagnostics.errors);
         }
         for (auto const& w : b.diagnostics.warnings) log.warn(w.message, {{"path", w.path}});
@@ -169,8 +158,10 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
     else if (isTrue(findCondition(status, "Suspended")))
         setCondition(status, "Suspended", "False", "Resumed", "TrainJob is resumed", now);
 
-    // Status from the plugins, once there is something built to read it from.
-    if (built || isFinished(prevStatus)) {
+    // Status from the plugins on every reconcile of a supported runtime, as upstream's
+    // setTrainJobStatus runs even when building failed (pkg/controller/trainjob_controller.go):
+    // a JobSet that finishes still reaches the TrainJob when a later build cannot succeed.
+    if (supported) {
         json::object withStatus = trainJob;
         if (status.empty()) withStatus.erase("status");
         else withStatus["status"] = status;
@@ -218,6 +209,17 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
     }
     for (auto const& e : errors) result.error += (result.error.empty() ? "" : "; ") + e;
     return result;
+}
+
+std::string TrainJobReconciler::applyObjects(const std::vector<json::object>& objects, const log::Logger& log) {
+    for (auto const& obj : objects) {
+        auto r = store_.apply(obj, kFieldManager);
+        auto k = keyOf(obj);
+        if (!r.ok()) return k.display() + ": " + r.message;
+        if (r.outcome != ApplyOutcome::Unchanged)
+            log.info("Applied object", {{"object", k.display()}, {"outcome", toString(r.outcome)}});
+    }
+    return {};
 }
 
 std::string TrainJobReconciler::deleteStatusChildren(const json::object& trainJob) {

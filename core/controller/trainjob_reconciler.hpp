@@ -59,6 +59,8 @@ private:
     ReconcileResult reconcileImpl(const ObjectKey& key, const log::Logger& log);
     // Deletes the children of `trainJob` whose status the TrainJobStatus plugins map (owned watches).
     std::string deleteStatusChildren(const json::object& trainJob);
+    // Applies `objects` in order; the first failure as "<object>: <why>", empty when all applied.
+    std::string applyObjects(const std::vector<json::object>& objects, const log::Logger& log);
 
     Store& store_;
     const PluginRegistry& registry_;

@@ -43,7 +43,18 @@ std::string ClusterDns::render(const DnsEntry& self) const {
                 e.subdomain + "\n";
     }
     if (!pods.empty()) out += "# pods of namespace " + self.ns + " (cluster DNS)\n" + pods;
+    if (!nodeNames_.empty()) {
+        out += "# services of the operator on this node\n" + nodeIp_;
+        for (auto const& name : nodeNames_) out += "\t" + name;
+        out += "\n";
+    }
     return out;
+}
+
+void ClusterDns::setNodeNames(std::string ip, std::vector<std::string> names) {
+    std::lock_guard lock(mu_);
+    nodeIp_ = std::move(ip);
+    nodeNames_ = std::move(names);
 }
 
 void ClusterDns::rewrite(const std::string& ns) const {

@@ -2,7 +2,8 @@
 // and a subdomain (`<hostname>.<subdomain>.<ns>.svc.cluster.local`, also reachable through the
 // pod's search domains as `<hostname>.<subdomain>` and `<hostname>.<subdomain>.<ns>.svc`),
 // written as each pod's /etc/hosts with the kubelet's own entries on top. Every pod with an
-// address is listed, ready or not (as with publishNotReadyAddresses).
+// address is listed, ready or not (as with publishNotReadyAddresses). Names the node serves
+// (setNodeNames) are listed in every pod's file.
 #pragma once
 
 #include <map>
@@ -22,6 +23,9 @@ struct DnsEntry {
 
 class ClusterDns {
 public:
+    // Maps `names` to `ip` (the node's address on the pod network) in every hosts file written
+    // from now on. Set before the first pod is added.
+    void setNodeNames(std::string ip, std::vector<std::string> names);
     // Adds or replaces the pod `uid` and rewrites the hosts files of its namespace.
     void add(const std::string& uid, DnsEntry entry);
     // Removes it and rewrites the hosts files of its namespace.
@@ -35,6 +39,8 @@ private:
 
     mutable std::mutex mu_;
     std::map<std::string, DnsEntry> pods_;  // by uid
+    std::string nodeIp_;
+    std::vector<std::string> nodeNames_;
 };
 
 // The kubelet's hosts file lines for one pod (localhost entries and its own name).

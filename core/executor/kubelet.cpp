@@ -2,6 +2,7 @@
 
 #include "core/executor/process_launcher.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace trainer::core::executor {
@@ -18,6 +19,21 @@ std::string str(const json::object& o, std::string_view a, std::string_view b) {
 }
 
 bool isPod(const ObjectKey& k) { return k.apiVersion == "v1" && k.kind == "Pod"; }
+
+// k8s.io/apimachinery/pkg/util/validation IsDNS1123Subdomain.
+bool isDnsSubdomain(std::string_view s) {
+    if (s.empty() || s.size() > 253) return false;
+    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    size_t start = 0;
+    for (size_t dot = 0; start <= s.size(); start = dot + 1) {
+        dot = std::min(s.find('.', start), s.size());
+        std::string_view label = s.substr(start, dot - start);
+        if (label.empty() || !alnum(label.front()) || !alnum(label.back())) return false;
+        for (char c : label)
+            if (!alnum(c) && c != '-') return false;
+    }
+    return true;
+}
 
 bool terminal(const json::object& pod) {
     auto phase = str(pod, "status", "phase");
@@ -42,11 +58,17 @@ Kubelet::~Kubelet() { stop(); }
 
 std::string Kubelet::start() {
     std::string error;
+    for (auto const& name : options_.nodeHostNames)
+        if (!isDnsSubdomain(name))
+            return "the local executor's node host name \"" + name + "\" is not a DNS subdomain (RFC 1123)";
     network_ = PodNetwork::open(error);
     if (!network_) return "the local executor cannot make its pod network (it needs root: CAP_NET_ADMIN and CAP_SYS_ADMIN): " + error;
+    dns_.setNodeNames(network_->hostIp(), options_.nodeHostNames);
     limits_ = std::make_unique<ResourceLimits>(logger_);
+    if (options_.tokenIssuer) tokens_ = std::make_unique<TokenManager>(options_.tokenIssuer, clock_);
     ctx_ = std::make_unique<KubeletContext>(KubeletContext{store_, clock_, logger_, *network_, dns_, *limits_,
-                                                           options_.stateDir, options_.nodeName, options_.executable});
+                                                           options_.stateDir, options_.nodeName, options_.executable,
+                                                           tokens_.get()});
     std::error_code ec;
     fs::remove_all(options_.stateDir / "run", ec);  // sandboxes of a previous process
     fs::create_directories(options_.stateDir / "run", ec);

@@ -11,6 +11,7 @@
 
 #include "core/executor/kubelet_context.hpp"
 #include "core/executor/pod_worker.hpp"
+#include "core/executor/token_manager.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -29,6 +30,13 @@ struct KubeletOptions {
     // The longest a stop() waits for a Pod's grace period before SIGKILL.
     std::chrono::milliseconds maxStopGrace{10000};
     std::string executable;  // default: this binary
+    // Mints the tokens of projected serviceAccountToken volume sources (token_manager.hpp);
+    // without one, a pod with such a source waits with a FailedMount problem.
+    std::shared_ptr<const auth::ServiceAccountTokenIssuer> tokenIssuer;
+    // Extra names every pod's /etc/hosts maps to the node's address on the pod network (the
+    // bridge, PodNetwork::hostIp), where a server of the operator bound on all interfaces is
+    // reachable from the pods (e.g. "<service>.<namespace>.svc"). Each must be a DNS subdomain.
+    std::vector<std::string> nodeHostNames;
 };
 
 class Kubelet {
@@ -60,6 +68,7 @@ private:
     std::unique_ptr<PodNetwork> network_;
     ClusterDns dns_;
     std::unique_ptr<ResourceLimits> limits_;
+    std::unique_ptr<TokenManager> tokens_;
     std::unique_ptr<KubeletContext> ctx_;
     mutable std::mutex mu_;
     std::map<std::string, std::unique_ptr<PodWorker>> workers_;  // by Pod uid

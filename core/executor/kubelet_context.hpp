@@ -1,11 +1,12 @@
 // What every pod worker of the local kubelet shares: the store, the clock, the node's network,
-// names, limits and state directory. Owned by the Kubelet (kubelet.hpp), which outlives its workers.
+// names, limits, state directory and service-account tokens. Owned by the Kubelet (kubelet.hpp), which outlives its workers.
 #pragma once
 
 #include "core/controller/clock.hpp"
 #include "core/executor/cluster_dns.hpp"
 #include "core/executor/pod_network.hpp"
 #include "core/executor/resource_limits.hpp"
+#include "core/executor/token_manager.hpp"
 #include "core/log/log.hpp"
 #include "core/store/store.hpp"
 
@@ -24,6 +25,7 @@ struct KubeletContext {
     std::filesystem::path stateDir;  // logs under pods/, sandboxes under run/
     std::string nodeName;
     std::string executable;  // the binary that runs container inits
+    TokenManager* tokens;    // null without a token issuer (KubeletOptions::tokenIssuer)
 };
 
 }  // namespace trainer::core::executor

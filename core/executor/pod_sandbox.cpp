@@ -51,12 +51,13 @@ bool createSandbox(const KubeletContext& ctx, const json::object& pod, PodSandbo
 }
 
 std::optional<StartProblem> refreshVolumes(const KubeletContext& ctx, const json::object& pod, PodSandbox& sb) {
-    sb.volumes = materializeVolumes(pod, ctx.store, sb.runDir);
+    sb.volumes = materializeVolumes(pod, ctx.store, sb.runDir, {}, ctx.tokens);
     return sb.volumes.problem;
 }
 
 void destroySandbox(const KubeletContext& ctx, PodSandbox& sb) {
     ctx.dns.remove(sb.uid);
+    if (ctx.tokens) ctx.tokens->forget(sb.uid);
     if (sb.endpoint) ctx.network.detach(*sb.endpoint);
     sb.endpoint.reset();
     std::error_code ec;

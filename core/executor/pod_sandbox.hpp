@@ -31,7 +31,7 @@ std::string podHostname(const json::object& pod);
 bool createSandbox(const KubeletContext& ctx, const json::object& pod, PodSandbox& sandbox, std::string& error);
 // (Re)writes the volumes from the current ConfigMaps and Secrets; a problem while one is missing.
 std::optional<StartProblem> refreshVolumes(const KubeletContext& ctx, const json::object& pod, PodSandbox& sandbox);
-// Removes the network endpoint, the pod's names and the scratch directory.
+// Removes the network endpoint, the pod's names, its cached tokens and the scratch directory.
 void destroySandbox(const KubeletContext& ctx, PodSandbox& sandbox);
 
 }  // namespace trainer::core::executor

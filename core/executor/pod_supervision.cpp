@@ -38,6 +38,7 @@ void PodWorker::supervise(std::vector<Slot>& slots) {
         if (terminating && Steady::now() >= killAt)
             for (auto& s : slots)
                 if (s.process) s.process->signal(SIGKILL);
+        if (!terminating) refreshTokens();
         auto wake = Steady::now() + (terminating ? 50ms : 10s);
         bool anyRunning = false, allFinished = true;
         for (auto& s : slots) {
@@ -151,6 +152,16 @@ void PodWorker::runProbe(Slot& s) {
         s.successes = 0;
         if (++s.failures >= s.probe.failureThreshold) rec.ready = false;
     }
+}
+
+// The kubelet's token manager replaces a token at 80% of its lifetime (token_manager.hpp); the
+// volumes are rewritten then (the atomic writer touches only what changed), as its periodic
+// volume sync would.
+void PodWorker::refreshTokens() {
+    if (!ctx_.tokens || !ctx_.tokens->refreshDue(sandbox_.uid)) return;
+    if (auto fresh = ctx_.store.get(key_)) pod_ = *fresh;
+    if (auto problem = refreshVolumes(ctx_, pod_, sandbox_))
+        ctx_.logger.warn("Unable to refresh the pod's volumes", {{"pod", key_.ns + "/" + key_.name}, {"reason", problem->message}});
 }
 
 void PodWorker::waitEvents(const std::vector<Slot>& slots, std::chrono::milliseconds timeout) {

@@ -1,8 +1,9 @@
 // One pod on the local kubelet, on its own thread from admission to teardown: binds it to the
 // node, makes its sandbox (pod_sandbox.hpp), runs its init containers one after the other and
 // then its containers together, restarts them as spec.restartPolicy says (with the kubelet's
-// crash-loop back-off, 10 s doubling to 5 min), runs readiness probes, and writes the Pod's
-// status (pod_status.hpp) as things happen. The thread that starts a container's init outlives
+// crash-loop back-off, 10 s doubling to 5 min), runs readiness probes, rewrites its volumes when
+// a projected service-account token requires a refresh (checked at least every 10 s), and writes
+// the Pod's status (pod_status.hpp) as things happen. The thread that starts a container's init outlives
 // it, so the init's parent-death signal fires only if the whole operator dies.
 //
 // stop() is the kubelet's kill: SIGTERM to every container, SIGKILL after the grace period.
@@ -64,6 +65,7 @@ private:
     void onStartProblem(Slot& s, const StartProblem& p, bool retry);
     void scheduleRestart(Slot& s);
     void runProbe(Slot& s);
+    void refreshTokens();
     void waitEvents(const std::vector<Slot>& slots, std::chrono::milliseconds timeout);
     void publish();
     bool stopping() const { return stop_.load(); }

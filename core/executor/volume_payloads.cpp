@@ -101,6 +101,59 @@ void addDownwardItems(const FieldReader& source, unsigned defaultMode, PayloadCo
     }
 }
 
+constexpr int64_t kDefaultTokenSeconds = 3600;
+constexpr int64_t kMinTokenSeconds = 600;
+constexpr int64_t kMaxTokenSeconds = int64_t(1) << 32;
+
+std::string metadataString(const json::object& pod, std::string_view key) {
+    auto* md = pod.if_contains("metadata");
+    auto* v = md && md->is_object() ? md->get_object().if_contains(key) : nullptr;
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+// spec.serviceAccountName, else the deprecated spec.serviceAccount, else "default" (what the
+// ServiceAccount admission plugin fills in).
+std::string serviceAccountOf(const json::object& pod) {
+    auto* spec = pod.if_contains("spec");
+    for (auto key : {"serviceAccountName", "serviceAccount"}) {
+        auto* v = spec && spec->is_object() ? spec->get_object().if_contains(key) : nullptr;
+        if (v && v->is_string() && !v->get_string().empty()) return std::string(v->get_string());
+    }
+    return "default";
+}
+
+// The expirationSeconds of a serviceAccountToken projection, checked as the API server does.
+std::optional<int64_t> tokenSeconds(const FieldReader& source) {
+    auto seconds = source.integer("expirationSeconds");
+    if (!source.ok()) return std::nullopt;
+    int64_t s = seconds.value_or(kDefaultTokenSeconds);
+    const char* detail = s < kMinTokenSeconds   ? "may not specify a duration less than 10 minutes"
+                         : s > kMaxTokenSeconds ? "may not specify a duration larger than 2^32 seconds"
+                                                : nullptr;
+    if (detail) return source.fail(invalidValue(source.path("expirationSeconds"), json::value(s), detail)), std::nullopt;
+    return s;
+}
+
+void addServiceAccountToken(const FieldReader& source, unsigned mode, PayloadContext& ctx, Payload& out) {
+    auto audience = source.string("audience");
+    auto seconds = tokenSeconds(source);
+    auto path = itemPath(source);
+    if (!source.ok()) return;
+    if (!ctx.tokens)
+        return source.fail(source.path() +
+                           ": the local executor cannot mint service account tokens: it was started without a token issuer");
+    auth::TokenBinding binding;
+    binding.ns = podNamespace(ctx.pod);
+    binding.serviceAccount = serviceAccountOf(ctx.pod);
+    binding.podName = metadataString(ctx.pod, "name");
+    binding.podUid = metadataString(ctx.pod, "uid");
+    if (audience && !audience->empty()) binding.audiences = {*audience};
+    binding.expirationSeconds = *seconds;
+    auto token = ctx.tokens->token(binding);
+    if (!token.error.empty()) return source.fail(source.path() + ": cannot mint the service account token: " + token.error);
+    out[*path] = {token.token, mode};
+}
+
 }  // namespace
 
 void addConfigMapVolume(const FieldReader& source, PayloadContext& ctx, Payload& out) {
@@ -124,10 +177,11 @@ void addProjectedVolume(const FieldReader& source, PayloadContext& ctx, Payload&
         if (s.object("configMap")) addKeyedSource(s.child("configMap"), SourceKind::ConfigMap, "name", *mode, ctx, out);
         else if (s.object("secret")) addKeyedSource(s.child("secret"), SourceKind::Secret, "name", *mode, ctx, out);
         else if (s.object("downwardAPI")) addDownwardItems(s.child("downwardAPI"), *mode, ctx, out);
-        else if (!s.object("serviceAccountToken") && s.ok())
+        else if (s.object("serviceAccountToken")) addServiceAccountToken(s.child("serviceAccountToken"), *mode, ctx, out);
+        else if (s.ok())
             s.fail(invalidValue(s.path(), s.raw(),
-                                "the local executor projects configMap, secret and downwardAPI sources "
-                                "(serviceAccountToken is skipped)"));
+                                "the local executor projects configMap, secret, downwardAPI and serviceAccountToken "
+                                "sources"));
     }
 }
 

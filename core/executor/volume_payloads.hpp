@@ -7,6 +7,7 @@
 #include "core/executor/config_sources.hpp"
 #include "core/executor/pod_runtime_facts.hpp"
 #include "core/executor/spec_fields.hpp"
+#include "core/executor/token_manager.hpp"
 
 namespace trainer::core::executor {
 
@@ -15,6 +16,7 @@ struct PayloadContext {
     const json::object& pod;
     const PodRuntimeFacts& facts;
     SourceCache& sources;
+    TokenManager* tokens;  // null: the executor has no token issuer
 };
 
 // Each reads the volume source `source` (e.g. spec.volumes[0].configMap) and adds its files to
@@ -26,8 +28,12 @@ void addConfigMapVolume(const FieldReader& source, PayloadContext& ctx, Payload&
 void addSecretVolume(const FieldReader& source, PayloadContext& ctx, Payload& out);
 // items: {path, fieldRef {fieldPath} (metadata only) | resourceFieldRef {containerName,...}, mode}.
 void addDownwardApiVolume(const FieldReader& source, PayloadContext& ctx, Payload& out);
-// sources: configMap, secret, downwardAPI; serviceAccountToken is skipped (no token is minted
-// here); other projections fail.
+// sources: configMap, secret, downwardAPI, and serviceAccountToken {audience, expirationSeconds
+// (default 3600, at least 600, at most 2^32, as the API server validates), path}: a token from
+// `ctx.tokens` bound to the pod (its namespace, spec.serviceAccountName else "default", name and
+// uid), audience the source's or the issuer's default, file mode the defaultMode
+// (pkg/volume/projected/projected.go collectData). Without `ctx.tokens` such a source fails the
+// volume. Other projections fail.
 void addProjectedVolume(const FieldReader& source, PayloadContext& ctx, Payload& out);
 
 }  // namespace trainer::core::executor

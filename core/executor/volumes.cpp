@@ -162,7 +162,7 @@ std::optional<std::string> volumeName(const FieldReader& v, std::set<std::string
 }  // namespace
 
 PodVolumes materializeVolumes(const json::object& pod, const ClusterReader& cluster, const fs::path& podDir,
-                              const PodRuntimeFacts& facts) {
+                              const PodRuntimeFacts& facts, TokenManager* tokens) {
     static const json::object empty;
     PodVolumes out;
     std::string error;
@@ -171,7 +171,7 @@ PodVolumes materializeVolumes(const json::object& pod, const ClusterReader& clus
     auto volumes = specReader.elements("volumes");
     SourceCache sources(cluster, podNamespace(pod));
     std::error_code ec;
-    VolumeContext ctx{{pod, facts, sources}, fs::absolute(podDir, ec).lexically_normal() / "volumes"};
+    VolumeContext ctx{{pod, facts, sources, tokens}, fs::absolute(podDir, ec).lexically_normal() / "volumes"};
     std::set<std::string> seen;
     for (auto const& v : volumes) {
         auto name = volumeName(v, seen);

@@ -6,6 +6,7 @@
 #include "core/executor/env_resolver.hpp"
 #include "core/executor/pod_runtime_facts.hpp"
 #include "core/executor/start_problem.hpp"
+#include "core/executor/token_manager.hpp"
 
 #include <filesystem>
 #include <map>
@@ -44,9 +45,10 @@ struct PodVolumes {
 // Any other volume type, a malformed entry or a failed setup gives a problem with reason
 // FailedMount and message `MountVolume.SetUp failed for volume "<name>" : <cause>`, the cause
 // naming the field (`spec.volumes[2]: ...`) when the spec is at fault; volumes after it are not
-// set up. `facts` feeds downwardAPI resourceFieldRef (node allocatable).
+// set up. `facts` feeds downwardAPI resourceFieldRef (node allocatable); `tokens` mints the
+// projected serviceAccountToken sources (none: such a source is a problem).
 PodVolumes materializeVolumes(const json::object& pod, const ClusterReader& cluster, const std::filesystem::path& podDir,
-                              const PodRuntimeFacts& facts = {});
+                              const PodRuntimeFacts& facts = {}, TokenManager* tokens = nullptr);
 
 // The container's mounts, or why it cannot start (reason CreateContainerConfigError).
 struct ContainerMounts {

@@ -149,7 +149,9 @@ std::string EditLedger::apply(json::object& info, const std::string& plugin, std
     std::vector<std::string> path;
     if (!splitPointer(pathV->as_string(), path) || path.empty())
         return "plugin " + plugin + " emitted an edit with malformed path \"" + std::string(pathV->as_string()) + "\"";
-    if (path[0] == "infoVersion" || path[0] == "admission")
+    // Host-provided members (sdk/docs/info.md): the version, the admission request and the
+    // operator's identity and feature gates.
+    if (path[0] == "infoVersion" || path[0] == "admission" || path[0] == "operator")
         return "plugin " + plugin + " may not edit " + joinPath(path);
     json::value value;
     if (opName == "set") {

@@ -44,12 +44,34 @@ std::string runtimeName(const json::object& info) {
     return "the runtime";
 }
 
+// "A, B" of the gates `plugin` claims.
+std::string gateList(const LoadedPlugin& plugin) {
+    std::string out;
+    for (auto const& g : claimedFeatureGates(plugin)) out += (out.empty() ? "" : ", ") + g;
+    return out;
+}
+
 }  // namespace
 
-Framework::Framework(const PluginRegistry& registry, HookObserver observer)
-    : registry_(registry), observer_(std::move(observer)) {}
+Framework::Framework(const PluginRegistry& registry, HookObserver observer, OperatorSettings settings)
+    : registry_(registry), observer_(std::move(observer)), settings_(std::move(settings)) {}
+
+json::object Framework::withOperator(json::object info) const {
+    info["operator"] = operatorInfoMember(settings_);
+    return info;
+}
+
+bool Framework::gatesOpen(const LoadedPlugin& plugin, const json::object& info) const {
+    if (auto* op = info.if_contains("operator"); op && op->is_object()) {
+        auto* gates = op->as_object().if_contains("featureGates");
+        static const json::object none;
+        return featureGatesOpen(plugin, gates && gates->is_object() ? gates->as_object() : none);
+    }
+    return featureGatesOpen(plugin, settings_.featureGates);
+}
 
 bool Framework::active(const LoadedPlugin& plugin, const json::object& info) const {
+    if (!gatesOpen(plugin, info)) return false;
     bool hasPolicyClaim = false;
     for (auto const& c : plugin.claims) {
         if (!isPolicyClaim(c)) continue;
@@ -71,11 +93,18 @@ Diagnostics Framework::checkPolicies(const json::object& info) const {
     Diagnostics d;
     for (auto const& g : kPolicyGroups) {
         auto conf = configuredPolicies(info, g.member);
-        for (auto const& c : conf)
-            if (!registry_.claimOwner(c))
+        for (auto const& c : conf) {
+            auto* owner = registry_.claimOwner(c);
+            if (!owner)
                 d.add(g.specPath, runtimeName(info) + " configures " + c + ", but no loaded plugin claims it (loaded plugins: " +
                                       registry_.names() + ")",
                       ErrorType::NotSupported);
+            else if (!featureGatesOpen(*owner, settings_.featureGates))
+                d.add(g.specPath, runtimeName(info) + " configures " + c + ", but plugin " + owner->name +
+                                      ", which claims it, is off: it needs feature gate(s) " + gateList(*owner) +
+                                      " enabled",
+                      ErrorType::NotSupported);
+        }
         if (conf.size() > 1) {
             std::string list;
             for (auto const& c : conf) {
@@ -101,10 +130,11 @@ void Framework::collect(const LoadedPlugin& p, Hook hook, const CallResult& r, D
 Diagnostics Framework::validate(const json::object& info, const ClusterReader& cluster) const {
     Diagnostics diag = checkPolicies(info);
     if (!diag.ok()) return diag;
+    const json::object full = withOperator(info);
     std::string input;  // serialised once for every validator
     for (auto const& p : registry_.plugins()) {
-        if (!p->implements(Hook::CustomValidation) || !active(*p, info)) continue;
-        if (input.empty()) input = json::serialize(info);
+        if (!p->implements(Hook::CustomValidation) || !active(*p, full)) continue;
+        if (input.empty()) input = json::serialize(full);
         auto r = invokeHook(*p, Hook::CustomValidation, input, &cluster, &registry_.logSink(), &observer_);
         collect(*p, Hook::CustomValidation, r, diag);
     }
@@ -136,10 +166,13 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster) co
     BuildResult out;
     out.diagnostics = checkPolicies(info);
     if (!out.diagnostics.ok()) return out;
+    info = withOperator(std::move(info));
+    // Claims of plugins whose feature gates are off do not hold: upstream does not register them.
     EditLedger ledger;
     for (auto const& p : registry_.plugins())
-        for (auto const& c : p->claims)
-            if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) ledger.addClaim(c, p->name);
+        if (gatesOpen(*p, info))
+            for (auto const& c : p->claims)
+                if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) ledger.addClaim(c, p->name);
 
     for (Hook h : {Hook::EnforceMLPolicy, Hook::EnforcePodGroupPolicy, Hook::EnforcePodSpec, Hook::PreComponentBuilder})
         if (!runEditPhase(h, info, cluster, ledger, out.diagnostics)) {
@@ -151,8 +184,9 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster) co
     std::map<ObjectKey, std::string> producedBy;
     std::map<std::string, std::string> kindClaims;  // "apiVersion/Kind" -> plugin
     for (auto const& p : registry_.plugins())
-        for (auto const& c : p->claims)
-            if (c.rfind("kind:", 0) == 0) kindClaims[c.substr(5)] = p->name;
+        if (gatesOpen(*p, info))
+            for (auto const& c : p->claims)
+                if (c.rfind("kind:", 0) == 0) kindClaims[c.substr(5)] = p->name;
     for (auto const& p : registry_.plugins()) {
         if (!p->implements(Hook::ComponentBuilder) || !active(*p, info)) continue;
         if (input.empty()) input = json::serialize(info);
@@ -196,8 +230,8 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster) co
 std::optional<json::object> Framework::status(const json::object& trainJob, const ClusterReader& cluster,
                                               Diagnostics& diag) const {
     for (auto const& p : registry_.plugins()) {
-        if (!p->implements(Hook::TrainJobStatus)) continue;
-        json::object input{{"infoVersion", 1}, {"trainJob", trainJob}};
+        if (!p->implements(Hook::TrainJobStatus) || !featureGatesOpen(*p, settings_.featureGates)) continue;
+        json::object input = withOperator(json::object{{"infoVersion", 1}, {"trainJob", trainJob}});
         auto r = invokeHook(*p, Hook::TrainJobStatus, json::serialize(input), &cluster, &registry_.logSink(), &observer_);
         collect(*p, Hook::TrainJobStatus, r, diag);
         if (!r.ok() || r.emitted.empty()) return std::nullopt;

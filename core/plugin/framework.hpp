@@ -8,6 +8,7 @@
 #include "core/api/errors.hpp"
 #include "core/api/object_set.hpp"
 #include "core/plugin/call.hpp"
+#include "core/plugin/operator_settings.hpp"
 #include "core/plugin/registry.hpp"
 
 #include <boost/json.hpp>
@@ -25,10 +26,19 @@ struct BuildResult {
 
 class Framework {
 public:
-    explicit Framework(const PluginRegistry& registry, HookObserver observer = {});
+    explicit Framework(const PluginRegistry& registry, HookObserver observer = {}, OperatorSettings settings = {});
+
+    // The operator's identity and feature gates, added to every Info as its `operator` member.
+    // Set before the first hook runs (not synchronised with concurrent reconciles).
+    void setOperatorSettings(OperatorSettings settings) { settings_ = std::move(settings); }
+    const OperatorSettings& operatorSettings() const { return settings_; }
+    // `info` with its `operator` member set from the settings (replacing any it had): what
+    // every hook of this Framework receives.
+    json::object withOperator(json::object info) const;
 
     // Policy claims of the runtime (rule 12): every configured mlPolicy / podGroupPolicy
-    // member must be claimed by a loaded plugin, and at most one of each kind configured.
+    // member must be claimed by a loaded plugin whose feature gates are on, and at most one of
+    // each kind configured.
     // `info` is an Info document; errors name the runtime, the members and the plugins.
     Diagnostics checkPolicies(const json::object& info) const;
 
@@ -38,11 +48,15 @@ public:
     // One reconcile's build: the phases, then the objects to apply.
     BuildResult build(json::object info, const ClusterReader& cluster) const;
 
-    // TrainJobStatus: the new status of `trainJob`, nullopt for no change.
+    // TrainJobStatus: the new status of `trainJob`, nullopt for no change. A plugin whose
+    // feature gates are off is skipped.
     std::optional<json::object> status(const json::object& trainJob, const ClusterReader& cluster,
                                        Diagnostics& diag) const;
 
-    // Is `plugin` active for this Info (its policy configured, or it claims none)?
+    // Is `plugin` active for this Info: every `featureGate:<Name>` it claims is on in the
+    // Info's `operator.featureGates` (the settings' gates when the Info has no `operator`
+    // member; a gate the operator does not know is off), and its policy is configured or it
+    // claims none?
     bool active(const LoadedPlugin& plugin, const json::object& info) const;
 
 private:
@@ -50,8 +64,11 @@ private:
                       Diagnostics& diag) const;
     void collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const;
 
+    bool gatesOpen(const LoadedPlugin& plugin, const json::object& info) const;
+
     const PluginRegistry& registry_;
     HookObserver observer_;
+    OperatorSettings settings_;
 };
 
 }  // namespace trainer::core

@@ -46,8 +46,9 @@ ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, 
     if (!out.diagnostics.ok()) return out;
     auto r = fw.build(std::move(info), cluster);
     out.diagnostics.append(r.diagnostics);
+    // The snapshot stays even when the build fails: the TrainJob is frozen to the runtime it
+    // first resolved, as upstream writes the snapshot before building (pkg/runtime/core/clustertrainingruntime.go).
     if (out.diagnostics.ok()) out.objects = std::move(r.objects);
-    else out.snapshot.reset();
     return out;
 }
 

@@ -21,7 +21,9 @@ Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, con
 
 struct ReconcileBuild {
     std::vector<json::object> objects;          // what the plugins built, in plugin order
-    std::optional<json::object> snapshot;       // the runtime snapshot ConfigMap to apply first, if new
+    // The runtime snapshot ConfigMap to apply first, if new; set whenever the runtime resolved,
+    // even when the build then failed.
+    std::optional<json::object> snapshot;
     Diagnostics diagnostics;
 };
 

@@ -469,7 +469,8 @@ json::object buildInfo(const json::object& trainJob, const json::object& runtime
                         if (c.is_object() && str(&c.get_object(), "name") == "node") {
                             auto& co = c.get_object();
                             json::value base = co.contains("resources") ? co.at("resources") : json::value(json::object());
-                            co["resources"] = strategicMerge(base, *resourcesPerNode, diag, "spec.trainer.resourcesPerNode");
+                            co["resources"] = strategicMerge(base, *resourcesPerNode, diag, "spec.trainer.resourcesPerNode",
+                                                             resourceRequirementsPatchSchema());
                             break;
                         }
 

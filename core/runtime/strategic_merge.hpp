@@ -1,33 +1,41 @@
-// Kubernetes strategic merge patch (SMP) over JSON, with the merge keys of a JobSet v1alpha2
-// JobSetSpec and the pod template inside it (spec §4.2 step 2).
+// Kubernetes strategic merge patch (SMP) over JSON against a Go type's patch metadata, as
+// upstream applies runtime patches to the JobSetSpec (spec §4.2 step 2).
 #pragma once
 
 #include "core/api/errors.hpp"
+#include "core/runtime/patch_schema.hpp"
 
 #include <boost/json.hpp>
 
-#include <optional>
 #include <string>
-#include <string_view>
 
 namespace trainer::core {
 
 namespace json = boost::json;
 
-// The merge key of a list field by its member name ("containers" -> "name"), or nullopt when the
-// list is replaced wholesale. The table covers every keyed list reachable from a JobSetSpec.
-std::optional<std::string_view> mergeKeyOf(std::string_view field);
-
-// True for object fields that a patch replaces instead of merging (affinity, securityContext).
-bool replacedWholesale(std::string_view field);
-
-// Applies `patch` to `original` with SMP semantics: objects merge key-wise, `null` deletes a
-// key, keyed lists merge element-wise by their merge key (patch-only elements appended in
-// patch order), other lists and scalars are replaced, and the directives `$patch: replace`,
-// `$patch: delete` (in objects and keyed-list elements), `$retainKeys`,
-// `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` (ignored) are honoured.
-// A keyed-list element without its merge key is reported at `fieldPath` and skipped.
+// strategicpatch.StrategicMergePatch(original, patch, <schema's Go type>) followed by what the
+// typed round trip upstream does with its result (json.Unmarshal into the Go struct) does to
+// leftovers: null members and `$...` directive members are dropped. Follows
+// https://github.com/kubernetes/apimachinery/blob/v0.36.3/pkg/util/strategicpatch/patch.go
+// (mergeMap with MergeParallelList and IgnoreUnmatchedNulls):
+//  - objects merge key by key, `null` deletes a key, other values replace; a field tagged
+//    `replace` is replaced whole;
+//  - a list tagged `merge` merges by its patchMergeKey (a list of scalars: set union), in the order
+//    apimachinery gives (patch items in patch order, the others interleaved by original order);
+//    any other list is replaced;
+//  - directives: `$patch: replace|delete` in an object, `$patch: delete|replace` as a merged list
+//    item, `$retainKeys`, `$deleteFromPrimitiveList/<list>`, `$setElementOrder/<list>`. Like
+//    apimachinery, `$patch: merge` is an error and `$retainKeys` is honoured in any object.
+// The merge keys depend on the path in the schema (`ports` merge by containerPort inside a
+// container only). A patch member whose JSON type contradicts a tagged field (an object for a
+// merged list, a scalar list item in a keyed list, ...) is an error, as the typed patch upstream
+// cannot express it. The first error stops the merge, like apimachinery's: it is reported once in
+// `diag` at the field path under `fieldPath` (worded as k8s.io/apimachinery/pkg/util/mergepatch
+// errors, values printed as JSON) and `original` is returned unchanged. Patch members are applied
+// in the patch's order (Go visits them in random map order). A null patch changes nothing; a
+// patch or original that is neither an object nor null is "invalid JSON document".
 json::value strategicMerge(const json::value& original, const json::value& patch, Diagnostics& diag,
-                           const std::string& fieldPath = "");
+                           const std::string& fieldPath = "",
+                           const PatchSchema& schema = jobSetSpecPatchSchema());
 
 }  // namespace trainer::core

@@ -468,6 +468,7 @@ std::string CertWatcher::reloadLocked(const Stamp& s) {
     ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                          ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1,
                      ec);
+    if (auto err = applyTlsSettings(*ctx, settings_); !err.empty()) return err;
     ctx->use_certificate_chain_file(certPath_, ec);
     if (ec) return "loading " + certPath_ + ": " + ec.message();
     ctx->use_private_key_file(keyPath_, ssl::context::pem, ec);
@@ -476,6 +477,11 @@ std::string CertWatcher::reloadLocked(const Stamp& s) {
         return keyPath_ + " does not match the certificate in " + certPath_;
     ctx_ = std::move(ctx);
     return {};
+}
+
+void CertWatcher::setTlsSettings(TlsSettings settings) {
+    std::lock_guard lock(mu_);
+    settings_ = std::move(settings);
 }
 
 std::string CertWatcher::load() {

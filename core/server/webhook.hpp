@@ -4,6 +4,7 @@
 
 #include "core/api/errors.hpp"
 #include "core/server/http.hpp"
+#include "core/server/tls_settings.hpp"
 
 #include <boost/asio/ssl/context.hpp>
 #include <boost/json.hpp>
@@ -117,6 +118,8 @@ private:
 class CertWatcher {
 public:
     explicit CertWatcher(std::string dir, std::string certFile = "tls.crt", std::string keyFile = "tls.key");
+    // How contexts made from now on negotiate (the Configuration's tls block); call before load().
+    void setTlsSettings(TlsSettings settings);
     // Loads the current pair; returns an error message, empty on success.
     std::string load();
     // The current context (reloaded first if the files changed), or null if none ever loaded.
@@ -139,6 +142,7 @@ private:
     std::mutex mu_;
     Stamp seen_;
     std::shared_ptr<boost::asio::ssl::context> ctx_;
+    TlsSettings settings_;  // outlives every context made from it (ALPN reads it)
 };
 
 }  // namespace trainer::core::server

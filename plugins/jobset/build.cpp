@@ -27,14 +27,14 @@ bool mergeContainers(json::array& target, const json::array* source, bool append
         auto& dst = target[c].as_object();
         if (const auto* cmd = sdk::getArray(src, "command"); cmd && !cmd->empty()) dst["command"] = *cmd;
         if (auto img = sdk::getString(src, "image"); img && !img->empty()) dst["image"] = *img;
-        // Empty lists are written too: `env: []` is the same pod as no env, and says "none" explicitly.
-        if (const auto* env = sdk::getArray(src, "env"))
+        // An empty PodSet list upserts nothing, so no list appears where the template had none.
+        if (const auto* env = sdk::getArray(src, "env"); env && !env->empty())
             util::upsertAllByKey(ensureArray(dst, "env"), env, "name");
-        if (const auto* ports = sdk::getArray(src, "ports")) {
+        if (const auto* ports = sdk::getArray(src, "ports"); ports && !ports->empty()) {
             auto& list = ensureArray(dst, "ports");
             for (auto const& p : *ports) util::upsertPort(list, p);
         }
-        if (const auto* vms = sdk::getArray(src, "volumeMounts"))
+        if (const auto* vms = sdk::getArray(src, "volumeMounts"); vms && !vms->empty())
             util::upsertAllByKey(ensureArray(dst, "volumeMounts"), vms, "mountPath");
     }
     return true;
@@ -104,10 +104,6 @@ std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx
         }
         if (const auto* inits = sdk::getArray(ps, "initContainers"); inits && !inits->empty())
             mergeContainers(ensureArray(podSpec, "initContainers"), inits, true);
-        // Never leave an empty list behind where the template had none.
-        for (auto key : {"containers", "initContainers", "volumes"})
-            if (auto it = podSpec.find(key); it != podSpec.end() && it->value().is_array() && it->value().as_array().empty())
-                podSpec.erase(it);
     }
 
     const json::object& tjSpec = info.spec();
@@ -161,6 +157,10 @@ std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx
     // 7. suspend copied as-is (absent when the TrainJob has none).
     if (auto s = sdk::getBool(tjSpec, "suspend")) spec["suspend"] = *s;
     else spec.erase("suspend");
+
+    // Upstream serialises an apply configuration, whose list fields are all `omitempty`: an
+    // empty list (a TrainJob's `command: []`, an empty PodSet list) is never emitted.
+    util::dropEmptyLists(spec);
 
     // 3 + 8. Metadata, owner reference.
     json::object metadata{{"name", info.name()}, {"namespace", info.ns()}};

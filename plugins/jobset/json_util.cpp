@@ -57,6 +57,23 @@ void upsertPort(json::array& list, const json::value& port) {
     list.push_back(port);
 }
 
+static void dropEmptyListsIn(json::value& v);
+
+void dropEmptyLists(json::object& o) {
+    for (auto it = o.begin(); it != o.end();) {
+        dropEmptyListsIn(it->value());
+        bool empty = it->value().is_array() && it->value().as_array().empty();
+        it = empty ? o.stable_erase(it) : it + 1;
+    }
+}
+
+static void dropEmptyListsIn(json::value& v) {
+    if (v.is_array())
+        for (auto& e : v.as_array()) dropEmptyListsIn(e);
+    else if (v.is_object())
+        dropEmptyLists(v.as_object());
+}
+
 std::string_view ancestorOf(const json::object& replicatedJob) {
     const auto* labels = sdk::getPath(replicatedJob, {"template", "metadata", "labels"});
     if (!labels) return {};

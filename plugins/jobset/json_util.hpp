@@ -21,6 +21,9 @@ void upsertByKey(json::array& list, const json::value& item, std::string_view ke
 void upsertAllByKey(json::array& list, const json::array* items, std::string_view key);
 // Port upsert: same containerPort, or same non-empty name, is replaced in place.
 void upsertPort(json::array& list, const json::value& port);
+// Removes every member whose value is an empty array, at any depth (Go's `omitempty` on the
+// list fields of apply configurations); objects left empty stay (`emptyDir: {}`).
+void dropEmptyLists(json::object& o);
 // The Job-template ancestor label of a replicated job, or "".
 std::string_view ancestorOf(const json::object& replicatedJob);
 // True for absent, null, and empty arrays/objects (Semantic.DeepEqual treats them alike).

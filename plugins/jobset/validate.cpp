@@ -72,10 +72,13 @@ void validateInitializers(const sdk::Info& info, const ContainerIndex& index, sd
         } else if (!it->second.contains(job)) {
             ctx.error(kRuntimeRefPath, "must have container with name - " + job + " in the " + job + " job");
         } else {
+            // The mount is looked for in regular containers only, as upstream's jobset.go Validate
+            // does: an initializer that is an init container passes the name check above but is
+            // refused here, and the builder would never give it STORAGE_URI (it only fills
+            // regular containers).
             const auto* podSpec = podSpecOf(info.jobSetSpec(), chk.job);
             const json::object* c = podSpec ? sdk::findByKey(sdk::getArray(*podSpec, "containers"), "name", chk.job)
                                             : nullptr;
-            if (!c) c = podSpec ? sdk::findByKey(sdk::getArray(*podSpec, "initContainers"), "name", chk.job) : nullptr;
             if (!c || !sdk::findByKey(sdk::getArray(*c, "volumeMounts"), "name", "initializer"))
                 ctx.error(kRuntimeRefPath, "must have volumeMount with name - initializer in container " + job +
                                                " of the " + job + " job");

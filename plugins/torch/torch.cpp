@@ -50,6 +50,11 @@ std::vector<std::string> resolveTargets(const sdk::Info& info, const json::objec
     return missing;
 }
 
+// The node count the build will use: the TrainJob's, else the runtime's mlPolicy.numNodes
+// (the trainer PodSet's count), else 1. Upstream's validateTorchTune reads the TrainJob only
+// (nil meaning 1), so a runtime with numNodes > 1 passes its single-node checks and the build
+// then asks torchtune for a `<model>_full_multinode` config, silently dropping LoRA args; a
+// deliberate difference (README "Where we deliberately differ from upstream").
 int64_t effectiveNumNodes(const sdk::Info& info, const json::object* trainer) {
     if (trainer)
         if (auto n = getInt(*trainer, "numNodes")) return *n;
@@ -60,13 +65,17 @@ int64_t effectiveNumNodes(const sdk::Info& info, const json::object* trainer) {
 
 }  // namespace
 
-NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::object* resources, int64_t gpu) {
-    NumProcPerNode n;
+NumProcPerNode jobNumProcPerNode(const json::object* trainer) {
     if (trainer) {
         auto it = trainer->find("numProcPerNode");
         if (it != trainer->end() && (it->value().is_int64() || it->value().is_uint64()))
-            n = NumProcPerNode{false, *getInt(*trainer, "numProcPerNode")};
+            return NumProcPerNode{false, *getInt(*trainer, "numProcPerNode")};
     }
+    return NumProcPerNode{};
+}
+
+NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::object* resources, int64_t gpu) {
+    NumProcPerNode n = jobNumProcPerNode(trainer);
     if (n.isAuto && gpu == 0) n = NumProcPerNode{false, std::max<int64_t>(1, cpuCount(resources))};
     return n;
 }
@@ -185,9 +194,11 @@ void Torch::validate(const sdk::Info& info, sdk::Context& ctx) {
     if (numNodes > 1 && model != kModelLlama33_70B)
         ctx.error("spec.trainer.numNodes", "must be 1 for " + model + " model");
 
-    const json::object* res = effectiveResources(info);
-    int64_t gpu = gpuCount(res);
-    NumProcPerNode nproc = resolveNumProcPerNode(trainer, res, gpu);
+    // As upstream's validateTorchTune: numProcPerNode is the TrainJob's or "auto", never the
+    // CPU count EnforceMLPolicy resolves "auto" to, so CPU-only QLoRA with "auto" on a 1B/3B
+    // model is refused (its single-device config needs the one GPU the message asks for).
+    int64_t gpu = gpuCount(effectiveResources(info));
+    NumProcPerNode nproc = jobNumProcPerNode(trainer);
     const json::array* args = getArray(*trainer, "args");
     std::string config = recipeAndConfig(numNodes, nproc, gpu, model, args).config;
     if (config.find("_qlora") != std::string::npos) {

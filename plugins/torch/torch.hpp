@@ -40,6 +40,8 @@ struct NumProcPerNode {
     bool isInt(int64_t v) const { return !isAuto && value == v; }
 };
 
+// TrainJob numProcPerNode, else "auto" (a non-integer value counts as unset).
+NumProcPerNode jobNumProcPerNode(const json::object* trainer);
 // §5.2 steps 2-5: TrainJob numProcPerNode, else "auto"; "auto" without GPUs becomes
 // max(1, ceil(cpu)) of `resources`; `gpu` is the GPU count of the same resources.
 NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::object* resources, int64_t gpu);

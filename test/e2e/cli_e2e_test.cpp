@@ -260,3 +260,129 @@ BOOST_AUTO_TEST_CASE(shipped_plugins_export_only_the_entry_point) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// ---- The trainjobstatus plugin (feature gate TrainJobStatus) through the real binary. ----
+
+BOOST_AUTO_TEST_SUITE(trainjobstatus_render)
+
+namespace {
+
+const char* kTrainerAncestor = "trainer.kubeflow.org/trainjob-ancestor-step";
+const char* kCaPem = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n";
+// The webhook certificate Secret the operator keeps in its namespace; ca.crt is base64(kCaPem).
+std::string webhookSecretYaml() {
+    return "apiVersion: v1\nkind: Secret\nmetadata: {name: kubeflow-trainer-webhook-cert, namespace: kubeflow-system}\n"
+           "data:\n  ca.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJ0ZXN0Ci0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K\n";
+}
+
+std::string statusUrl(const std::string& job) {
+    return "https://kubeflow-trainer-controller-manager.kubeflow-system.svc:10443/apis/trainer.kubeflow.org/v1alpha1/"
+           "namespaces/default/trainjobs/" + job + "/status";
+}
+
+const json::object* findByName(const json::value& list, std::string_view name) {
+    if (!list.is_array()) return nullptr;
+    for (auto const& e : list.as_array())
+        if (e.is_object())
+            if (auto* n = e.as_object().if_contains("name"); n && n->is_string() && n->as_string() == name)
+                return &e.as_object();
+    return nullptr;
+}
+
+// The JobSet's pod templates: {is-trainer, pod spec} per replicated job.
+std::vector<std::pair<bool, const json::object*>> podSpecs(const json::object& jobSet) {
+    std::vector<std::pair<bool, const json::object*>> out;
+    for (auto const& rj : jobSet.at("spec").at("replicatedJobs").as_array()) {
+        auto const& tmpl = rj.at("template").as_object();
+        bool trainer = false;
+        if (auto* md = tmpl.if_contains("metadata"); md && md->as_object().contains("labels"))
+            if (auto* a = md->at("labels").as_object().if_contains(kTrainerAncestor)) trainer = *a == "trainer";
+        out.emplace_back(trainer, &tmpl.at("spec").at("template").at("spec").as_object());
+    }
+    return out;
+}
+
+}  // namespace
+
+// Gate off (the default): shipping trainjobstatus.so changes no byte of the output.
+BOOST_AUTO_TEST_CASE(render_trainjobstatus_gate_off_is_byte_identical) {
+    BOOST_TEST_REQUIRE(pluginBuilt("trainjobstatus"));
+    auto listed = op("plugins -o json");
+    BOOST_TEST(listed.out.find("\"trainjobstatus\"") != std::string::npos, listed.out);
+    TempDir without;
+    for (auto const& e : fs::directory_iterator(kPlugins))
+        if (e.path().extension() == ".so" && e.path().filename() != "trainjobstatus.so")
+            fs::copy_file(e.path(), without.path / e.path().filename());
+    TempDir d;
+    // The MPI example's SSH Secret exists already, so mpi emits no fresh (random) key.
+    auto secret = d.write("secret.yaml", webhookSecretYaml() +
+                                             "---\napiVersion: v1\nkind: Secret\n"
+                                             "metadata: {name: deepspeed-example-mpi-ssh-auth, namespace: default}\n");
+    for (auto const* format : {"json", "yaml"}) {
+        BOOST_TEST_CONTEXT(format) {
+            std::string args = "render -f " + kSrc + "/examples -f " + secret.string() + " -o " + format;
+            auto with = op(args);
+            auto base = sh(kBin + " " + args + " --plugin-dir " + without.path.string());
+            BOOST_REQUIRE_MESSAGE(with.exit == 0, with.err);
+            BOOST_REQUIRE_MESSAGE(base.exit == 0, base.err);
+            BOOST_TEST(with.out == base.out);
+            for (auto const* absent : {"KUBEFLOW_TRAINER_SERVER", "kubeflow-trainer-token", "-tls-config"})
+                BOOST_TEST(with.out.find(absent) == std::string::npos, absent);
+        }
+    }
+}
+
+// Gate on through `render --config FILE` (enable once render takes --config): every TrainJob
+// gets `<job>-tls-config` with the Secret's ca.crt, and every container of its trainer
+// replicated job the env, the mount and the projected volume; without the Secret the render
+// fails with upstream's message.
+BOOST_AUTO_TEST_CASE(render_trainjobstatus_gate_on, *boost::unit_test::disabled()) {
+    BOOST_TEST_REQUIRE(pluginBuilt("trainjobstatus"));
+    TempDir d;
+    auto cfg = d.write("config.yaml",
+                       "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
+                       "featureGates:\n  TrainJobStatus: true\n");
+    auto secret = d.write("secret.yaml", webhookSecretYaml());
+    auto r = op("render --config " + cfg.string() + " -f " + kSrc + "/examples -f " + secret.string() + " -o json");
+    BOOST_REQUIRE_MESSAGE(r.exit == 0, r.err);
+    std::map<std::string, json::object> configMaps, jobSets;
+    const json::value list = json::parse(r.out);
+    for (auto const& o : list.at("items").as_array()) {
+        std::string name(o.at("metadata").at("name").as_string());
+        if (o.at("kind") == "ConfigMap") configMaps[name] = o.as_object();
+        if (o.at("kind") == "JobSet") jobSets[name] = o.as_object();
+    }
+    BOOST_REQUIRE(jobSets.count("plain-example"));
+    for (auto const& [job, js] : jobSets) {
+        BOOST_TEST_CONTEXT(job) {
+            BOOST_REQUIRE(configMaps.count(job + "-tls-config"));
+            auto const& cm = configMaps[job + "-tls-config"];
+            BOOST_TEST(cm.at("data").at("ca.crt").as_string() == kCaPem);
+            BOOST_TEST(cm.at("metadata").at("ownerReferences").as_array()[0].at("name").as_string() == job);
+            int trainers = 0;
+            for (auto [trainer, spec] : podSpecs(js)) {
+                for (auto const& c : spec->at("containers").as_array()) {
+                    const json::value* env = c.as_object().if_contains("env");
+                    auto* url = env ? findByName(*env, "KUBEFLOW_TRAINER_SERVER_URL") : nullptr;
+                    BOOST_TEST((url != nullptr) == trainer);
+                    if (url) BOOST_TEST(url->at("value").as_string() == statusUrl(job));
+                }
+                auto* vol = spec->contains("volumes") ? findByName(spec->at("volumes"), "kubeflow-trainer-token") : nullptr;
+                BOOST_TEST((vol != nullptr) == trainer);
+                if (vol)
+                    BOOST_TEST(vol->at("projected").at("sources").as_array()[0].at("serviceAccountToken").at("audience").as_string() ==
+                               "trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/" + job + "/status");
+                trainers += trainer;
+            }
+            BOOST_TEST(trainers == 1);
+        }
+    }
+    auto missing = op("render --config " + cfg.string() + " -f " + kSrc + "/examples -o json");
+    BOOST_TEST(missing.exit == 1);
+    BOOST_TEST(missing.out.empty());
+    BOOST_TEST(missing.err.find("failed to look up status server tls secret: secrets \"kubeflow-trainer-webhook-cert\" not found") !=
+                   std::string::npos,
+               missing.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

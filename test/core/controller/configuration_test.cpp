@@ -42,6 +42,44 @@ BOOST_AUTO_TEST_CASE(defaults_match_upstream) {
     BOOST_TEST(cfg.webhookSecretName == "kubeflow-trainer-webhook-cert");
     BOOST_TEST(cfg.qps == 50);
     BOOST_TEST(cfg.burst == 100);
+    BOOST_TEST(cfg.statusServerPort == 10443);
+    BOOST_TEST(cfg.statusServerQps == 5);
+    BOOST_TEST(cfg.statusServerBurst == 10);
+    BOOST_TEST(!cfg.metricsAuthEnabled);
+    BOOST_TEST(cfg.featureGates.at("TrainJobStatus") == false);  // alpha, off as upstream
+    BOOST_TEST(!featureEnabled(cfg, "TrainJobStatus"));
+    BOOST_TEST(cfg.tls.minVersion == 0x0303);
+}
+
+BOOST_AUTO_TEST_CASE(upstreams_shipped_configuration_is_accepted_unchanged) {
+    Configuration cfg;
+    auto d = loadConfiguration(std::string(TRAINER_SHARED_DIR) + "/config/controller_manager_config.yaml", cfg);
+    BOOST_TEST(d.ok(), (d.ok() ? "" : d.errors.front().path + ": " + d.errors.front().message));
+    BOOST_TEST(cfg.groupKindConcurrency.at("TrainingRuntime.trainer.kubeflow.org") == 1);
+    BOOST_TEST(cfg.statusServerPort == 10443);
+    BOOST_TEST(cfg.leaderElectionResourceNamespace == "kubeflow-system");  // "" keeps the default
+}
+
+BOOST_AUTO_TEST_CASE(every_upstream_field_decodes) {
+    Configuration cfg;
+    auto d = parse(kHead + R"(
+metrics: {auth: {enabled: true}}
+statusServer: {port: 10444, qps: 7.5, burst: 3}
+featureGates: {TrainJobStatus: true}
+tls:
+  minVersion: "1.3"
+  cipherSuites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]
+  nextProtos: [http/1.1]
+)", cfg);
+    BOOST_TEST(d.ok(), (d.ok() ? "" : d.errors.front().path + ": " + d.errors.front().message));
+    BOOST_TEST(cfg.metricsAuthEnabled);
+    BOOST_TEST(cfg.statusServerPort == 10444);
+    BOOST_TEST(cfg.statusServerQps == 7.5);
+    BOOST_TEST(cfg.statusServerBurst == 3);
+    BOOST_TEST(featureEnabled(cfg, "TrainJobStatus"));
+    BOOST_TEST(cfg.tls.minVersion == 0x0304);
+    BOOST_TEST(cfg.tls.cipherList == "ECDHE-RSA-AES128-GCM-SHA256");  // the TLS 1.3 suite is not configurable
+    BOOST_TEST(cfg.tls.nextProtos == std::vector<std::string>{"http/1.1"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(full_document_decodes) {
@@ -112,6 +150,12 @@ BOOST_AUTO_TEST_CASE(validation_errors_are_reported_together) {
         {"webhook: {port: \"x\"}\n", {"webhook.port"}},
         {"leaderElection: {leaseDuration: forever}\n", {"leaderElection.leaseDuration"}},
         {"plugins: {enabled: [a], disabled: [a]}\n", {"plugins.disabled"}},
+        {"featureGates: {TrainJobStatus: true, NoSuchGate: false}\n", {"featureGates[NoSuchGate]"}},
+        {"statusServer: {port: 0, qps: -1, burst: -1}\n", {"statusServer.port", "statusServer.qps", "statusServer.burst"}},
+        {"tls: {minVersion: \"1.4\", cipherSuites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, NOT_A_SUITE]}\n",
+         {"tls.minVersion", "tls.cipherSuites[1]"}},
+        {"metrics: {secureServing: false, auth: {enabled: true}}\n", {"metrics.auth.enabled"}},
+        {"progressServer: {port: 1}\n", {"progressServer"}},
     };
     for (auto const& c : cases) {
         Configuration cfg;

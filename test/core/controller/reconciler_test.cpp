@@ -243,6 +243,60 @@ BOOST_AUTO_TEST_CASE(status_follows_the_jobset_and_finished_jobs_are_not_rebuilt
     }
 }
 
+// A runtime whose trainer Job template has a malformed parallelism: resolving works, building fails.
+void breakParallelism(json::object& runtime) {
+    auto& jobs = runtime["spec"].as_object()["template"].as_object()["spec"].as_object()["replicatedJobs"].as_array();
+    jobs.at(0).as_object()["template"].as_object()["spec"].as_object()["parallelism"] = "two";
+}
+
+BOOST_AUTO_TEST_CASE(the_snapshot_is_written_before_a_failing_first_build) {
+    Fixture f;
+    auto broken = readOne("12-runtime-plain-with-initializers.yaml");
+    breakParallelism(broken);
+    BOOST_REQUIRE(f.memory.create(broken).ok());
+    f.createTrainJob();
+    f.manager->settle();
+    BOOST_TEST(!f.memory.get(kJobSet).has_value());
+    auto st = f.status();
+    auto* created = f.condition(st, "Created");
+    BOOST_REQUIRE(created);
+    BOOST_TEST(f.str(created, "reason") == "TrainJobResourcesCreationFailed");
+    auto cm = f.memory.get(kSnapshot);
+    BOOST_REQUIRE_MESSAGE(cm, "no snapshot after a failed first build");
+    BOOST_TEST(std::string(cm->at("data").at("runtime").as_string()).find("two") != std::string::npos);
+    // Fixing the live runtime does not change what the TrainJob is frozen to.
+    auto live = *f.memory.get(ObjectKey{"trainer.kubeflow.org/v1alpha1", "TrainingRuntime", "default", "plain-with-initializers"});
+    auto fixed = readOne("12-runtime-plain-with-initializers.yaml");
+    fixed["metadata"] = live.at("metadata");
+    BOOST_REQUIRE(f.memory.update(fixed).ok());
+    f.clock.advance(10s);
+    f.manager->settle();
+    BOOST_TEST(!f.memory.get(kJobSet).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(status_is_read_on_every_reconcile_even_when_the_build_fails) {
+    Fixture f;
+    f.createRuntime();
+    f.createTrainJob();
+    f.manager->settle();
+    BOOST_REQUIRE(f.memory.get(kJobSet));
+    // The frozen runtime turns unbuildable (a snapshot edited by hand), then the JobSet completes.
+    auto cm = *f.memory.get(kSnapshot);
+    std::string yaml(cm.at("data").at("runtime").as_string());
+    auto pos = yaml.find("dependsOn");
+    BOOST_REQUIRE(pos != std::string::npos);
+    cm["data"].as_object()["runtime"] = yaml + "\nspec: 3\n";  // duplicate key: not a runtime any more
+    BOOST_REQUIRE(f.memory.update(cm).ok());
+    f.setJobSetCondition("Completed");
+    f.manager->settle();
+    auto st = f.status();
+    auto* created = f.condition(st, "Created");
+    BOOST_REQUIRE_MESSAGE(created, "the build was expected to fail");
+    auto* complete = f.condition(st, "Complete");
+    BOOST_REQUIRE_MESSAGE(complete, "the JobSet's completion did not reach the TrainJob");
+    BOOST_TEST(f.str(complete, "status") == "True");
+}
+
 BOOST_AUTO_TEST_CASE(managed_by_another_controller_is_skipped) {
     Fixture f;
     f.createRuntime();

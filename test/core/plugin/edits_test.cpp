@@ -64,6 +64,9 @@ const std::vector<BadEdit> kBadEdits = {
     {R"({"op":"set","path":"/podSets/missing/count","value":1})", "podSets has no element with name \"missing\""},
     {R"({"op":"set","path":"/podSets/node/containers/node/env/A","value":{"name":"B"}})", "whose name is not \"A\""},
     {R"({"op":"set","path":"/infoVersion","value":2})", "may not edit /infoVersion"},
+    {R"({"op":"set","path":"/operator/featureGates/TrainJobStatus","value":true})",
+     "may not edit /operator/featureGates/TrainJobStatus"},
+    {R"({"op":"remove","path":"/operator"})", "may not edit /operator"},
     {R"({"op":"set","path":"/podSets/node/count/x","value":1})", "is not an object or list"},
 };
 

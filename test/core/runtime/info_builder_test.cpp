@@ -247,10 +247,10 @@ BOOST_AUTO_TEST_CASE(runtime_patches_case_13) {
     BOOST_TEST(json::serialize(node.at("containers").as_array()[1].at("env")) ==
                R"([{"name":"CONTAINER_ENV","value":"override_container"}])");
     BOOST_TEST(json::serialize(node.at("volumes")) ==
-               R"([{"name":"initializer","persistentVolumeClaim":{"claimName":"initializer"}},{"name":"node-secret","secret":{"secretName":"node-secret-name"}}])");
+               R"([{"name":"node-secret","secret":{"secretName":"node-secret-name"}},{"name":"initializer","persistentVolumeClaim":{"claimName":"initializer"}}])");
     BOOST_TEST(json::serialize(node.at("singlePodRequests")) == R"({"cpu":"2"})");
     BOOST_TEST(json::serialize(podSet(info, "dataset-initializer").at("initContainers").as_array()[0].at("env")) ==
-               R"([{"name":"INIT_ENV","value":"override_init"},{"name":"DATASET_PATH","value":"runtime"},{"name":"NEW_VALUE","value":"from_overrides"}])");
+               R"([{"name":"INIT_ENV","value":"override_init"},{"name":"NEW_VALUE","value":"from_overrides"},{"name":"DATASET_PATH","value":"runtime"}])");
 }
 
 BOOST_AUTO_TEST_CASE(labels_annotations_overlay_and_template_order) {

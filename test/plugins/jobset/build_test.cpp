@@ -4,6 +4,8 @@
 
 #include "fixtures.hpp"
 
+#include <functional>
+
 using namespace trainer::testkit;
 namespace testing = trainer::sdk::testing;
 
@@ -299,10 +301,96 @@ BOOST_AUTO_TEST_CASE(podset_merge_volumes_ports_init_containers) {
                    (std::vector<std::string>{"/workspace/dataset", "/workspace/model", "/root/.ssh"}),
                boost::test_tools::per_element());
     BOOST_TEST(podSpec.at("initContainers") == json::parse(R"([{"name":"init-a","image":"busybox","env":[{"name":"X","value":"1"}]}])"));
-    // No init containers appear where the runtime had none; a PodSet container's env is written
-    // even when empty (`env: []` is the same pod, and says "none" explicitly).
+    // No init containers appear where the runtime had none, and an empty PodSet env/ports list
+    // adds no list either (upstream's apply configurations omit empty lists).
     BOOST_TEST(!podSpecOf(replicatedJob(js, "dataset-initializer")).contains("initContainers"));
-    BOOST_TEST(containerOf(js, "dataset-initializer", "dataset-initializer").at("env") == json::array{});
+    const auto& ds = containerOf(js, "dataset-initializer", "dataset-initializer");
+    BOOST_TEST(!ds.contains("env"));
+    BOOST_TEST(!ds.contains("ports"));
+}
+
+// Upstream serialises apply configurations, whose list fields are all `omitempty`: the JobSet
+// never carries an empty list. Empty PodSet lists, a TrainJob's `command: []`/`args: []` (they
+// still replace the runtime's, as upstream's builder assigns them) and empty lists of the
+// template are all absent; empty objects (`emptyDir: {}`) stay.
+BOOST_AUTO_TEST_CASE(no_empty_lists_in_the_jobset) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    auto& trainer = info["trainJob"].as_object()["spec"].as_object()["trainer"].as_object();
+    trainer["command"] = json::array{};
+    trainer["args"] = json::array{};
+    trainer["env"] = json::array{};
+    auto& node = info["podSets"].as_array()[2].as_object()["containers"].as_array()[0].as_object();
+    node["volumeMounts"] = json::array{};
+    auto& rj = info["jobSetSpec"].as_object()["replicatedJobs"].as_array()[0].as_object();
+    auto& podSpec = rj["template"].as_object()["spec"].as_object()["template"].as_object()["spec"].as_object();
+    podSpec["tolerations"] = json::array{};
+    podSpec["volumes"] = json::parse(R"([{"name":"initializer","emptyDir":{}}])");
+    info["podSets"].as_array()[0].as_object()["volumes"] = podSpec["volumes"];
+    json::object js = buildOne(std::move(info), host);
+    BOOST_TEST(host.errors().empty());
+
+    std::vector<std::string> emptyLists;
+    std::function<void(const json::value&, const std::string&)> walk = [&](const json::value& v, const std::string& p) {
+        if (v.is_array()) {
+            if (v.as_array().empty()) emptyLists.push_back(p);
+            for (size_t i = 0; i < v.as_array().size(); ++i) walk(v.as_array()[i], p + "/" + std::to_string(i));
+        } else if (v.is_object()) {
+            for (auto const& kv : v.as_object()) walk(kv.value(), p + "/" + std::string(kv.key()));
+        }
+    };
+    walk(js, "");
+    BOOST_TEST(emptyLists.empty(), "empty lists at: " << (emptyLists.empty() ? "" : emptyLists.front()));
+
+    const auto& n = containerOf(js, "node", "node");
+    BOOST_TEST(!n.contains("command"));  // the runtime's ["runtime"] is gone, as upstream
+    BOOST_TEST(!n.contains("args"));
+    BOOST_TEST(n.contains("volumeMounts"));  // the template's own mounts stay
+    BOOST_TEST(podSpecOf(replicatedJob(js, "dataset-initializer")).at("volumes") ==
+               json::parse(R"([{"name":"initializer","emptyDir":{}}])"));
+}
+
+// Deliberate difference: upstream's apply.UpsertPort matches ports "by containerPort or name"
+// with ptr.Equal, and two absent names compare equal, so torch/jax/xgboost's unnamed 29500
+// replaces the template's first unnamed port (here 8080 with its hostPort). Here a port is
+// replaced only by the same containerPort or the same non-empty name.
+BOOST_AUTO_TEST_CASE(unnamed_runtime_port_is_kept_beside_the_trainer_port) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    auto& rj = info["jobSetSpec"].as_object()["replicatedJobs"].as_array()[2].as_object();
+    auto& tmpl = rj["template"].as_object()["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"]
+                     .as_array()[0].as_object();
+    tmpl["ports"] = json::parse(R"([{"containerPort":8080,"hostPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090}])");
+    // Info as the host leaves it after torch's edit (ports keyed by containerPort).
+    auto& psc = info["podSets"].as_array()[2].as_object()["containers"].as_array()[0].as_object();
+    psc["ports"] = json::parse(R"([{"containerPort":8080,"hostPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090},
+                                   {"containerPort":29500}])");
+    json::object js = buildOne(std::move(info), host);
+    BOOST_TEST(containerOf(js, "node", "node").at("ports") ==
+               json::parse(R"([{"containerPort":8080,"hostPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090},
+                               {"containerPort":29500}])"));
+}
+
+// Deliberate difference: upstream copies TrainJob env through apply.EnvVar, which knows
+// fieldRef, resourceFieldRef, configMapKeyRef and secretKeyRef only, so a Kubernetes 1.34
+// `fileKeyRef` becomes `valueFrom: {}` and the Job's pods are refused. Here the env var is
+// copied as written, into the trainer and the initializer containers.
+BOOST_AUTO_TEST_CASE(file_key_ref_env_is_copied_as_written) {
+    testing::Host host;
+    json::object info = workedExampleInfo();
+    const json::value fileEnv = json::parse(
+        R"({"name":"TOKEN","valueFrom":{"fileKeyRef":{"path":"vars.env","volumeName":"cfg","key":"TOKEN","optional":false}}})");
+    auto& spec = info["trainJob"].as_object()["spec"].as_object();
+    spec["trainer"].as_object()["env"] = json::array{fileEnv};
+    spec["initializer"] = json::object{{"dataset", json::object{{"env", json::array{fileEnv}}}}};
+    json::object js = buildOne(std::move(info), host);
+    auto find = [](const json::object& c) { return sdk::findByKey(&c.at("env").as_array(), "name", "TOKEN"); };
+    const auto* onNode = find(containerOf(js, "node", "node"));
+    BOOST_REQUIRE(onNode);
+    BOOST_TEST(json::value(*onNode) == fileEnv);
+    const auto* onDataset = find(containerOf(js, "dataset-initializer", "dataset-initializer"));
+    BOOST_REQUIRE(onDataset);
+    BOOST_TEST(json::value(*onDataset) == fileEnv);
 }
 
 BOOST_AUTO_TEST_CASE(mpi_run_launcher_as_node_gets_trainer_env) {

@@ -58,6 +58,9 @@ std::vector<Case> cases() {
     const std::string noInit = R"({"replicatedJobs":[{"name":"node","template":{"spec":{"template":{"spec":{"containers":[{"name":"node"}]}}}}}]})";
     const std::string noDsContainer = R"({"replicatedJobs":[{"name":"dataset-initializer","template":{"spec":{"template":{"spec":{"containers":[{"name":"other"}]}}}}},
         {"name":"model-initializer","template":{"spec":{"template":{"spec":{"containers":[]}}}}}]})";
+    const std::string dsInitContainer = R"({"replicatedJobs":[{"name":"dataset-initializer","template":{"spec":{"template":{"spec":{
+        "initContainers":[{"name":"dataset-initializer","volumeMounts":[{"name":"initializer","mountPath":"/workspace/dataset"}]}],
+        "containers":[{"name":"main"}]}}}}}]})";
     const std::string dsJob = R"({"initializer":{"dataset":{"storageUri":"hf://x"}}})";
     const std::string modelJob = R"({"initializer":{"model":{}}})";
     auto withSuspend = [](json::object o, bool s) { o["suspend"] = s; return text(o); };
@@ -79,6 +82,11 @@ std::vector<Case> cases() {
         {"model container lacks the initializer mount", modelJob, rt, "", "",
          {{"spec.runtimeRef",
            "must have volumeMount with name - initializer in container model-initializer of the model-initializer job"}}},
+        // Upstream's jobset.go Validate looks for the mount in regular containers only; the
+        // builder would never give an init-container initializer its STORAGE_URI.
+        {"dataset initializer is an init container with the mount", dsJob, dsInitContainer, "", "",
+         {{"spec.runtimeRef",
+           "must have volumeMount with name - initializer in container dataset-initializer of the dataset-initializer job"}}},
         {"both initializers, both missing", R"({"initializer":{"dataset":{},"model":{}}})", noInit, "", "",
          {{"spec.runtimeRef", "must have dataset-initializer job when trainJob is configured with input datasetConfig"},
           {"spec.runtimeRef", "must have model-initializer job when trainJob is configured with input modelConfig"}}},

@@ -35,10 +35,10 @@ Errors validate(const json::object& runtime, const json::object& trainJob) {
     return out;
 }
 
-json::object tuneRuntime(const std::string& name, json::value resources = nullptr) {
+json::object tuneRuntime(const std::string& name, json::value resources = nullptr, int64_t numNodes = 1) {
     json::object node{{"name", "node"}, {"command", json::array{"tune", "run", "output_dir=/workspace/output"}}};
     if (!resources.is_null()) node["resources"] = resources;
-    return makeRuntime(json::object{{"numNodes", 1}, {"torch", json::object{}}}, node, name);
+    return makeRuntime(json::object{{"numNodes", numNodes}, {"torch", json::object{}}}, node, name);
 }
 
 json::object gpus(int n) { return json::object{{"limits", json::object{{"nvidia.com/gpu", n}}}}; }
@@ -93,6 +93,16 @@ BOOST_AUTO_TEST_CASE(torchtune_validation_table) {
         {"llama 1B qlora distributed", "torchtune-llama3.2-1b", {{"resourcesPerNode", gpus(2)}, {"args", json::array{"model.quantize_base=true"}}},
          {{"spec.trainer.numProcPerNode", qloraMsg1}, {"spec.trainer.resourcesPerNode", qloraMsg2}}},
         {"llama 1B qlora single device ok", "torchtune-llama3.2-1b", {{"resourcesPerNode", gpus(1)}, {"args", json::array{"model.quantize_base=true"}}}, {}},
+        // Upstream's validateTorchTune keeps "auto" unresolved: without a GPU it is not single
+        // device, whatever the CPU count the build would resolve it to.
+        {"llama 1B qlora auto on one cpu", "torchtune-llama3.2-1b",
+         {{"resourcesPerNode", json::object{{"requests", json::object{{"cpu", 1}}}}}, {"args", json::array{"model.quantize_base=true"}}},
+         {{"spec.trainer.numProcPerNode", qloraMsg1}, {"spec.trainer.resourcesPerNode", qloraMsg2}}},
+        {"llama 1B qlora auto without resources", "torchtune-llama3.2-1b", {{"args", json::array{"model.quantize_base=true"}}},
+         {{"spec.trainer.numProcPerNode", qloraMsg1}, {"spec.trainer.resourcesPerNode", qloraMsg2}}},
+        {"llama 1B qlora numProcPerNode 1 on cpu ok", "torchtune-llama3.2-1b",
+         {{"numProcPerNode", 1}, {"resourcesPerNode", json::object{{"requests", json::object{{"cpu", 4}}}}}, {"args", json::array{"model.quantize_base=true"}}},
+         {}},
         {"70B qlora distributed ok", "torchtune-llama3.3-70b", {{"resourcesPerNode", gpus(8)}, {"args", json::array{"model.quantize_base=true"}}}, {}},
         {"multi-node lora", "torchtune-llama3.3-70b", {{"numNodes", 2}, {"resourcesPerNode", gpus(8)}, {"args", json::array{"model.lora_attn_modules=[q_proj]"}}},
          {{"spec.trainer.numNodes", "LoRA fine-tuning is not supported for multi-node training in TorchTune"}}},
@@ -116,6 +126,22 @@ BOOST_AUTO_TEST_CASE(torchtune_validation_table) {
             BOOST_TEST(got == r.want, boost::test_tools::per_element());
         }
     }
+}
+
+// Deliberate difference: upstream validates torchtune with the TrainJob's numNodes only (unset =
+// 1); a runtime whose mlPolicy.numNodes is 2 then builds `llama3_2/1B_full_multinode` (no such
+// torchtune config) and drops LoRA args. Here the runtime's count is checked when the TrainJob
+// sets none.
+BOOST_AUTO_TEST_CASE(torchtune_num_nodes_from_the_runtime) {
+    json::object trainer{{"command", json::array{"tune", "run"}}, {"resourcesPerNode", gpus(1)},
+                         {"args", json::array{"model.lora_attn_modules=[q_proj]"}}};
+    auto runtime = tuneRuntime("torchtune-llama3.2-1b", nullptr, 2);
+    Errors want{{"spec.trainer.numNodes", "must be 1 for llama3_2/1B model"},
+                {"spec.trainer.numNodes", "LoRA fine-tuning is not supported for multi-node training in TorchTune"}};
+    BOOST_TEST(validate(runtime, makeTrainJob(trainer, "torchtune-llama3.2-1b")) == want, boost::test_tools::per_element());
+    // The TrainJob's own numNodes wins over the runtime's.
+    trainer["numNodes"] = 1;
+    BOOST_TEST(validate(runtime, makeTrainJob(trainer, "torchtune-llama3.2-1b")).empty());
 }
 
 // Only the exact ["tune","run"] command is torchtune mode.

@@ -216,7 +216,6 @@ BOOST_AUTO_TEST_CASE(downward_api_and_projected_volumes) {
         {"name":"all","projected":{"defaultMode":288,"sources":[
             {"configMap":{"name":"cfg","items":[{"key":"a","path":"cfg/a"}]}},
             {"secret":{"name":"creds"}},
-            {"serviceAccountToken":{"path":"token-sa","expirationSeconds":3600}},
             {"downwardAPI":{"items":[{"path":"name","fieldRef":{"fieldPath":"metadata.name"}}]}}]}}])",
                          tmp.path);
     BOOST_TEST(!v.problem, problemOf(v));
@@ -229,7 +228,6 @@ BOOST_AUTO_TEST_CASE(downward_api_and_projected_volumes) {
     BOOST_TEST(readText(all / "token") == "tok");
     BOOST_TEST(readText(all / "name") == "job-0-abc");
     BOOST_TEST(modeOf(all / "token") == 0440u);
-    BOOST_TEST(!fs::exists(all / "token-sa"));
     BOOST_TEST(v.readOnly.count("info") == 1u);
     BOOST_TEST(v.readOnly.count("all") == 1u);
     auto runtimeField = materialize(cluster, R"([{"name":"info","downwardAPI":{"items":[
@@ -262,8 +260,8 @@ BOOST_AUTO_TEST_CASE(unsupported_and_malformed_volumes_name_the_field) {
          "\"/abs\": invalid path: must be relative path: /abs"},
         {R"([{"name":"a","projected":{"sources":[{"clusterTrustBundle":{"name":"b","path":"b"}}]}}])",
          "MountVolume.SetUp failed for volume \"a\" : spec.volumes[0].projected.sources[0]: Invalid value: "
-         "{\"clusterTrustBundle\":{\"name\":\"b\",\"path\":\"b\"}}: the local executor projects configMap, secret and "
-         "downwardAPI sources (serviceAccountToken is skipped)"},
+         "{\"clusterTrustBundle\":{\"name\":\"b\",\"path\":\"b\"}}: the local executor projects configMap, secret, "
+         "downwardAPI and serviceAccountToken sources"},
     };
     for (auto const& [volumes, want] : cases) {
         auto v = materialize(ObjectSet(), volumes, tmp.path);

@@ -1,0 +1,52 @@
+#include "core/plugin/operator_settings.hpp"
+
+#include <algorithm>
+
+namespace trainer::core {
+
+json::object operatorInfoMember(const OperatorSettings& settings) {
+    json::object gates;
+    for (auto const& [name, on] : settings.featureGates) gates[name] = on;
+    return json::object{{"namespace", settings.operatorNamespace},
+                        {"serviceName", settings.serviceName},
+                        {"webhookSecretName", settings.webhookSecretName},
+                        {"statusServer", json::object{{"port", settings.statusServerPort}}},
+                        {"featureGates", std::move(gates)}};
+}
+
+std::optional<std::string> featureGateOfClaim(std::string_view claim) {
+    if (claim.substr(0, kFeatureGateClaimPrefix.size()) != kFeatureGateClaimPrefix) return std::nullopt;
+    return std::string(claim.substr(kFeatureGateClaimPrefix.size()));
+}
+
+std::vector<std::string> claimedFeatureGates(const LoadedPlugin& plugin) {
+    std::vector<std::string> out;
+    for (auto const& c : plugin.claims)
+        if (auto g = featureGateOfClaim(c)) out.push_back(std::move(*g));
+    return out;
+}
+
+bool featureGatesOpen(const LoadedPlugin& plugin, const std::map<std::string, bool>& gates) {
+    for (auto const& g : claimedFeatureGates(plugin)) {
+        auto it = gates.find(g);
+        if (it == gates.end() || !it->second) return false;
+    }
+    return true;
+}
+
+bool featureGatesOpen(const LoadedPlugin& plugin, const json::object& featureGates) {
+    for (auto const& g : claimedFeatureGates(plugin)) {
+        auto* v = featureGates.if_contains(g);
+        if (!v || !v->is_bool() || !v->as_bool()) return false;
+    }
+    return true;
+}
+
+std::vector<std::string> unknownFeatureGates(const LoadedPlugin& plugin, const OperatorSettings& settings) {
+    std::vector<std::string> out;
+    for (auto const& g : claimedFeatureGates(plugin))
+        if (!settings.featureGates.count(g) && std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+    return out;
+}
+
+}  // namespace trainer::core

@@ -1,0 +1,4 @@
+// The plugin's one exported symbol.
+#include "flux.hpp"
+
+TRAINER_PLUGIN(trainer::plugins::flux::FluxPlugin)
