@@ -3,7 +3,10 @@
 # temporary embedded store with its Kubernetes API and its local executor, applies the local
 # training examples (examples/local/) with kubectl, waits until every TrainJob has finished, shows
 # the TrainJobs, their pods and the training logs, and stops the operator with SIGTERM.
-# Exits 1 unless the training runs end Complete and the failing example ends Failed.
+# The TrainJobStatus feature gate is on, so torch-progress reports its progress to the operator's
+# status server (https on statusServer.port, 10443) into status.trainerStatus.
+# Exits 1 unless the training runs end Complete (torch-progress with progressPercentage 100) and the
+# failing example ends Failed.
 # The local executor runs pods as processes in their own namespaces: it needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +30,7 @@ kubeconfig="$work/kubeconfig"
 kc() { kubectl --kubeconfig "$kubeconfig" --cache-dir "$work/kube-cache" --request-timeout=30s "$@"; }
 
 echo "== run (store $store, log $work/operator.log)" >&2
-"$bin" run --plugin-dir "$plugins" --store "$store" \
+"$bin" run --plugin-dir "$plugins" --store "$store" --feature-gates TrainJobStatus=true \
   --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
   --api-bind-address 127.0.0.1:0 --write-kubeconfig "$kubeconfig" >"$work/operator.log" 2>&1 &
 pid=$!
@@ -60,15 +63,21 @@ echo "== trainer-operator logs trainjob/torch-ddp (last lines)" >&2
 "$bin" logs trainjob/torch-ddp --store "$store" | grep -E 'world_size|done' || true
 echo "== trainer-operator logs trainjob/mpi-hello" >&2
 "$bin" logs trainjob/mpi-hello --store "$store" | grep -E '<stdout>' || true
+echo "== trainer-operator logs trainjob/torch-progress (its progress reports)" >&2
+"$bin" logs trainjob/torch-progress --store "$store" | grep -E 'reported progress|done' || true
+echo "== kubectl get trainjob torch-progress -o jsonpath='{.status.trainerStatus}'" >&2
+progress=$(kc get trainjob torch-progress -o jsonpath='{.status.trainerStatus.progressPercentage}' || true)
+kc get trainjob torch-progress -o jsonpath='{.status.trainerStatus}' || true; echo
 echo "== why failing-example failed" >&2
 kc get trainjob failing-example -o jsonpath='{range .status.conditions[*]}{.type}: {.reason}: {.message}{"\n"}{end}'
 
-want="failing-example=Failed torch-ddp=Complete multi-node-example=Complete mpi-hello=Complete"
+want="failing-example=Failed torch-ddp=Complete multi-node-example=Complete mpi-hello=Complete torch-progress=Complete"
 status=0
 for w in $want; do
   name=${w%%=*} cond=${w#*=}
   echo "$(finished)" | grep -qE "^$name=.*$cond" || { echo "demo: $name did not end $cond" >&2; status=1; }
 done
+[ "$progress" = 100 ] || { echo "demo: torch-progress reported progress \"$progress\", not 100" >&2; status=1; }
 
 echo "== stop (SIGTERM)" >&2
 kill -TERM "$pid"

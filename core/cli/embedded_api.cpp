@@ -42,6 +42,7 @@ std::string EmbeddedApi::start(boost::asio::io_context& io, const EmbeddedApiOpt
     api_ = std::make_unique<apiserver::ApiServer>(store_, resources_, admit, ao);
     if (auto err = api_->initialize(); !err.empty()) return err;
     certs_ = std::make_unique<server::CertWatcher>(options.certDir);
+    certs_->setTlsSettings(options.tls);
     if (auto err = certs_->load(); !err.empty()) return err;
     server::ServerOptions so;
     so.name = "apiserver";

@@ -20,6 +20,7 @@ struct EmbeddedApiOptions {
     std::string kubeconfigPath;  // default <store>.kubeconfig
     std::string certDir;         // default <store>.certs
     std::string stateDir;        // the local executor's (pods/log reads it): <store>.local
+    server::TlsSettings tls;     // the Configuration's tls block (run); Go's defaults otherwise
 };
 
 // The flags --api-bind-address, --write-kubeconfig and --api-cert-dir with their defaults.

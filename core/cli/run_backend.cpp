@@ -129,7 +129,8 @@ std::vector<FlagSpec> clusterFlags() {
 }
 
 std::unique_ptr<RunBackend> openEmbeddedBackend(const Args& args, boost::asio::io_context& io, const PluginRegistry& registry,
-                                                const Framework& framework, std::string& error) {
+                                                const Framework& framework, const server::TlsSettings& tls,
+                                                std::string& error) {
     const std::string storePath = args.get("store", kDefaultStorePath);
     auto opened = SqliteStore::open(storePath);
     if (!opened.store) {
@@ -140,6 +141,7 @@ std::unique_ptr<RunBackend> openEmbeddedBackend(const Args& args, boost::asio::i
     b->sqlite = std::move(opened.store);
     log::Logger("setup").info("Opened the store", {{"store", storePath}, {"revision", b->sqlite->revision()}});
     if (auto o = embeddedApiOptions(args, storePath); o.bindAddress != "0") {
+        o.tls = tls;
         b->api = std::make_unique<EmbeddedApi>(*b->sqlite, registry, framework);
         if (auto err = b->api->start(io, o); !err.empty()) {
             error = "serving the Kubernetes API on " + o.bindAddress + ": " + err;

@@ -9,6 +9,7 @@
 #include "core/plugin/framework.hpp"
 #include "core/plugin/registry.hpp"
 #include "core/server/metrics.hpp"
+#include "core/server/tls_settings.hpp"
 #include "core/store/store.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -31,9 +32,11 @@ public:
 // Cluster mode: --kubeconfig given, or running in a cluster (KUBERNETES_SERVICE_HOST) without --store.
 bool clusterMode(const Args& args);
 
-// The embedded store at --store and, unless --api-bind-address is 0, its Kubernetes API.
+// The embedded store at --store and, unless --api-bind-address is 0, its Kubernetes API
+// (negotiating TLS as `tls` says: the Configuration's tls block).
 std::unique_ptr<RunBackend> openEmbeddedBackend(const Args& args, boost::asio::io_context& io, const PluginRegistry& registry,
-                                                const Framework& framework, std::string& error);
+                                                const Framework& framework, const server::TlsSettings& tls,
+                                                std::string& error);
 
 // A Kubernetes API server (kubeconfig or in-cluster), informers over every kind the controller
 // and the plugins read (listed once before this returns), writes through its API.

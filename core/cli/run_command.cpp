@@ -7,8 +7,10 @@
 #include "core/cli/cli.hpp"
 #include "core/cli/command_config.hpp"
 #include "core/cli/run_backend.hpp"
+#include "core/cli/status_server_wiring.hpp"
 #include "core/cli/webhook_certs.hpp"
 #include "core/cli/log_flags.hpp"
+#include "core/cli/metrics_auth.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/controller/configuration.hpp"
 #include "core/controller/leader_election.hpp"
@@ -142,6 +144,39 @@ void registerWebhooks(srv::WebhookServer& wh, const Framework& fw, const Cluster
               runtimeHandler);
 }
 
+// The Framework (with what plugins learn of the operator: its namespace, Service, gates) and the
+// backend holding the objects. Cluster mode learns the namespace from the backend, the embedded
+// backend needs the Framework for admission; members are destroyed backend first.
+struct Objects {
+    std::unique_ptr<Framework> framework;
+    std::unique_ptr<RunBackend> backend;
+    std::string operatorNamespace;
+};
+
+Objects openObjects(const Args& args, const Configuration& cfg, boost::asio::io_context& ioc, const PluginRegistry& registry,
+                    srv::Registry& metrics, std::string& error) {
+    auto observer = [&metrics](const LoadedPlugin& p, Hook hook, double seconds, bool ok) {
+        metrics.add("trainer_plugin_hook_calls_total", {p.name, hookName(hook)});
+        if (!ok) metrics.add("trainer_plugin_hook_errors_total", {p.name, hookName(hook)});
+        metrics.observe("trainer_plugin_hook_duration_seconds", {p.name, hookName(hook)}, seconds);
+    };
+    Objects o;
+    auto makeFramework = [&] {
+        o.framework = std::make_unique<Framework>(registry, observer, operatorSettingsOf(cfg, o.operatorNamespace));
+    };
+    if (clusterMode(args)) {
+        o.backend = openClusterBackend(args, cfg, registry, metrics, error);
+        if (!o.backend) return o;
+        o.operatorNamespace = o.backend->operatorNamespace();
+        makeFramework();
+    } else {
+        o.operatorNamespace = cfg.leaderElectionResourceNamespace;
+        makeFramework();
+        o.backend = openEmbeddedBackend(args, ioc, registry, *o.framework, cfg.tls, error);
+    }
+    return o;
+}
+
 }  // namespace
 
 int cmdRun(const Args& args, Io& io) {
@@ -171,6 +206,7 @@ int cmdRun(const Args& args, Io& io) {
     boost::asio::io_context ioc;
     auto guard = boost::asio::make_work_guard(ioc);
     std::vector<std::unique_ptr<srv::HttpServer>> servers;
+    std::unique_ptr<StatusServerWiring> statusServer;  // TrainJobStatus gate
     auto listen = [&](srv::ServerOptions o, std::vector<srv::Route> routes) -> bool {
         std::string name = o.name, addr = o.bindAddress;
         auto s = std::make_unique<srv::HttpServer>(ioc, std::move(o), std::move(routes));
@@ -185,6 +221,7 @@ int cmdRun(const Args& args, Io& io) {
     };
     auto stopServers = [&] {
         for (auto& s : servers) s->stop();
+        if (statusServer) statusServer->stop();
     };
 
     // Health first: probes answer (not ready) while the rest starts.
@@ -230,22 +267,18 @@ int cmdRun(const Args& args, Io& io) {
         metrics.add("trainer_plugin_load_total", {"rejected", r.code});
         setup.warn("Rejected plugin", {{"path", r.path}, {"reason", r.reason}, {"code", r.code}});
     }
-    Framework framework(registry, [&metrics](const LoadedPlugin& p, Hook hook, double seconds, bool ok) {
-        metrics.add("trainer_plugin_hook_calls_total", {p.name, hookName(hook)});
-        if (!ok) metrics.add("trainer_plugin_hook_errors_total", {p.name, hookName(hook)});
-        metrics.observe("trainer_plugin_hook_duration_seconds", {p.name, hookName(hook)}, seconds);
-    });
-    health.setReady("plugins", true);
 
     // The objects: the embedded store (and its Kubernetes API), or a cluster's API server.
     std::string backendError;
-    auto backend = clusterMode(args) ? openClusterBackend(args, cfg, registry, metrics, backendError)
-                                     : openEmbeddedBackend(args, ioc, registry, framework, backendError);
+    auto objects = openObjects(args, cfg, ioc, registry, metrics, backendError);
+    auto& backend = objects.backend;
     if (!backend) {
         setup.error(clusterMode(args) ? "Unable to reach the API server" : "Unable to open the store",
                     {{"error", backendError}});
         return fail();
     }
+    Framework& framework = *objects.framework;
+    health.setReady("plugins", true);
     Store& store = backend->store();
     health.setReady("store", true);
 
@@ -268,6 +301,7 @@ int cmdRun(const Args& args, Io& io) {
     std::unique_ptr<srv::CertWatcher> certs;
     if (!cfg.webhookCertDir.empty()) {
         certs = std::make_unique<srv::CertWatcher>(cfg.webhookCertDir);
+        certs->setTlsSettings(cfg.tls);
         if (auto err = certs->load(); !err.empty()) {
             setup.error("Unable to load the webhook certificates", {{"certDir", cfg.webhookCertDir}, {"error", err}});
             return fail();
@@ -288,7 +322,23 @@ int cmdRun(const Args& args, Io& io) {
 
     srv::ServerOptions metricsOpts = serverOptions("metrics", cfg.metricsBindAddress);
     if (certs && cfg.metricsSecureServing) metricsOpts.tls = certs->provider();
-    if (!listen(std::move(metricsOpts), {srv::metricsRoute(metrics)})) return fail();
+    std::string metricsError;
+    auto metricsRoute = metricsRouteOf(cfg, metrics, args, backend->client(), metricsError);
+    if (!metricsRoute) {
+        setup.error("Unable to guard /metrics", {{"error", metricsError}});
+        return fail();
+    }
+    if (!listen(std::move(metricsOpts), {std::move(*metricsRoute)})) return fail();
+
+    const auto stateDir = executor::executorStateDir(args.get("store", kDefaultStorePath));
+    std::string statusError;
+    statusServer = startStatusServer(
+        ioc, {&cfg, &store, objects.operatorNamespace, stateDir, backend->client(), certs ? certs->provider() : nullptr},
+        statusError);
+    if (!statusError.empty()) {
+        setup.error("Unable to start the status server (feature gate TrainJobStatus)", {{"error", statusError}});
+        return fail();
+    }
 
     controller::RealClock clock;
     controller::ManagerOptions mo;
@@ -298,7 +348,11 @@ int cmdRun(const Args& args, Io& io) {
     std::unique_ptr<executor::LocalExecutor> local;
     if (!clusterMode(args) && args.get("local-executor", "true") == "true") {
         executor::LocalExecutorOptions lo;
-        lo.stateDir = executor::executorStateDir(args.get("store", kDefaultStorePath));
+        lo.stateDir = stateDir;
+        if (statusServer) {
+            lo.kubelet.tokenIssuer = statusServer->tokenIssuer;
+            lo.kubelet.nodeHostNames = statusServer->nodeHostNames;
+        }
         local = std::make_unique<executor::LocalExecutor>(store, clock, &metrics, lo);
     }
     std::string executorError;

@@ -10,13 +10,21 @@
 #include <openssl/bio.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <boost/json.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <unistd.h>
+#include <memory>
 #include <sstream>
 
 namespace trainer::core::cli {
@@ -46,41 +54,108 @@ std::string httpError(const kube::HttpResult& r) {
     return r.status ? "HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300) : r.error;
 }
 
-// Writes the three files into `dir` (each replaced atomically, the key 0600).
-std::string writeFiles(const std::string& dir, const std::map<std::string, std::string>& files) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return dir + ": " + ec.message();
-    for (auto const& [name, data] : files) {
-        auto tmp = fs::path(dir) / (name + ".new");
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            out << data;
-            if (!out) return tmp.string() + ": cannot write";
-        }
-        fs::permissions(tmp, name == "tls.key" ? fs::perms::owner_read | fs::perms::owner_write
-                                               : fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                                                     fs::perms::others_read,
-                        ec);
-        fs::rename(tmp, fs::path(dir) / name, ec);
-        if (ec) return (fs::path(dir) / name).string() + ": " + ec.message();
-    }
-    return {};
+// The PEM certificate, or null.
+std::unique_ptr<X509, decltype(&X509_free)> readCertificate(const std::string& certPem) {
+    std::unique_ptr<X509, decltype(&X509_free)> none(nullptr, &X509_free);
+    BIO* bio = BIO_new_mem_buf(certPem.data(), static_cast<int>(certPem.size()));
+    if (!bio) return none;
+    X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    return {cert, &X509_free};
 }
 
 }  // namespace
 
 std::optional<int64_t> secondsUntilExpiry(const std::string& certPem) {
-    BIO* bio = BIO_new_mem_buf(certPem.data(), static_cast<int>(certPem.size()));
-    if (!bio) return std::nullopt;
-    X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
-    BIO_free(bio);
+    auto cert = readCertificate(certPem);
     if (!cert) return std::nullopt;
     int days = 0, secs = 0;
-    bool ok = ASN1_TIME_diff(&days, &secs, nullptr, X509_get0_notAfter(cert)) == 1;
-    X509_free(cert);
-    if (!ok) return std::nullopt;
+    if (ASN1_TIME_diff(&days, &secs, nullptr, X509_get0_notAfter(cert.get())) != 1) return std::nullopt;
     return static_cast<int64_t>(days) * 86400 + secs;
+}
+
+namespace {
+
+// Writes `data` to `path` through a temporary file created with `mode`, then renames it.
+std::string writeAtomically(const fs::path& path, const std::string& data, mode_t mode) {
+    auto tmp = path;
+    tmp += ".new";
+    ::unlink(tmp.c_str());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0) return tmp.string() + ": " + std::strerror(errno);
+    size_t done = 0;
+    while (done < data.size()) {
+        auto n = ::write(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            std::string err = tmp.string() + ": " + std::strerror(errno);
+            ::close(fd);
+            return err;
+        }
+        done += static_cast<size_t>(n);
+    }
+    if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) return tmp.string() + ": " + std::strerror(errno);
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    return ec ? path.string() + ": " + ec.message() : std::string();
+}
+
+}  // namespace
+
+CertFiles certFilesOfSecret(const json::object& secret) {
+    CertFiles files;
+    auto* data = secret.if_contains("data");
+    if (!data || !data->is_object()) return files;
+    for (auto name : kFiles) {
+        std::string decoded, error;
+        if (kube::decodeBase64(strOf(data->as_object(), name), decoded, error) && !decoded.empty()) files[name] = decoded;
+    }
+    return files;
+}
+
+bool certFilesUsable(const CertFiles& files, std::chrono::seconds renewBefore, const std::string& host) {
+    for (auto name : kFiles)
+        if (!files.contains(name)) return false;
+    auto left = secondsUntilExpiry(files.at("tls.crt"));
+    if (!left || *left < renewBefore.count()) return false;
+    if (host.empty()) return true;
+    auto cert = readCertificate(files.at("tls.crt"));
+    return cert && X509_check_host(cert.get(), host.data(), host.size(), X509_CHECK_FLAG_NO_WILDCARDS, nullptr) == 1;
+}
+
+std::string makeCertFiles(const std::string& service, const std::string& ns, CertFiles& out) {
+    std::string tmpl = (fs::temp_directory_path() / "trainer-certs-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) return "making a scratch directory for certificates: " + std::string(std::strerror(errno));
+    fs::path scratch(tmpl);
+    server::CertOptions co;
+    co.service = service;
+    co.ns = ns;
+    auto err = server::generateCertificates(scratch.string(), co);
+    if (err.empty())
+        for (auto name : kFiles) out[name] = readFile(scratch / name);
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    return err;
+}
+
+json::object certSecret(const std::string& name, const std::string& ns, const CertFiles& files) {
+    json::object data;
+    for (auto const& [file, value] : files) data[file] = server::base64Encode(value);
+    return json::object{{"apiVersion", "v1"},
+                        {"kind", "Secret"},
+                        {"metadata", json::object{{"name", name}, {"namespace", ns}}},
+                        {"type", "kubernetes.io/tls"},
+                        {"data", std::move(data)}};
+}
+
+std::string writeCertFiles(const std::string& dir, const CertFiles& files) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return dir + ": " + ec.message();
+    for (auto const& [name, data] : files)
+        if (auto err = writeAtomically(fs::path(dir) / name, data, name == "tls.key" ? 0600 : 0644); !err.empty())
+            return err;
+    return {};
 }
 
 WebhookCertManager::WebhookCertManager(kube::Client& client, WebhookCertOptions options)
@@ -104,30 +179,11 @@ std::string WebhookCertManager::ensureOnce(bool& raced) {
     auto got = client_.request("GET", secretPath);
     if (!got.ok() && got.status != 404) return "reading Secret " + options_.ns + "/" + options_.secretName + ": " + httpError(got);
     std::optional<json::object> secret = got.ok() ? parseObject(got.body) : std::nullopt;
-    std::map<std::string, std::string> files;
-    if (secret && secret->contains("data") && secret->at("data").is_object())
-        for (auto name : kFiles) {
-            std::string decoded, error;
-            if (kube::decodeBase64(strOf(secret->at("data").as_object(), name), decoded, error)) files[name] = decoded;
-        }
-    auto left = files.size() == 3 ? secondsUntilExpiry(files["tls.crt"]) : std::nullopt;
-    bool renew = !left || *left < std::chrono::duration_cast<std::chrono::seconds>(options_.renewBefore).count();
-    if (renew) {
-        auto scratch = fs::temp_directory_path() / ("trainer-webhook-certs-" + std::to_string(::getpid()));
-        server::CertOptions co;
-        co.service = options_.service;
-        co.ns = options_.ns;
-        if (auto err = server::generateCertificates(scratch.string(), co); !err.empty()) return err;
-        for (auto name : kFiles) files[name] = readFile(scratch / name);
-        std::error_code ec;
-        fs::remove_all(scratch, ec);
-        json::object data;
-        for (auto const& [name, value] : files) data[name] = server::base64Encode(value);
-        json::object body{{"apiVersion", "v1"},
-                          {"kind", "Secret"},
-                          {"metadata", json::object{{"name", options_.secretName}, {"namespace", options_.ns}}},
-                          {"type", "kubernetes.io/tls"},
-                          {"data", std::move(data)}};
+    CertFiles files = secret ? certFilesOfSecret(*secret) : CertFiles{};
+    if (!certFilesUsable(files, std::chrono::duration_cast<std::chrono::seconds>(options_.renewBefore))) {
+        files.clear();
+        if (auto err = makeCertFiles(options_.service, options_.ns, files); !err.empty()) return err;
+        json::object body = certSecret(options_.secretName, options_.ns, files);
         if (secret) body["metadata"].as_object()["resourceVersion"] = strOf(secret->at("metadata").as_object(), "resourceVersion");
         auto w = secret ? client_.request("PUT", secretPath, json::serialize(body))
                         : client_.request("POST", "/api/v1/namespaces/" + options_.ns + "/secrets", json::serialize(body));
@@ -136,7 +192,7 @@ std::string WebhookCertManager::ensureOnce(bool& raced) {
         log::Logger("certs").info("Generated the webhook serving certificate",
                                   {{"secret", options_.ns + "/" + options_.secretName}, {"service", options_.service}});
     }
-    if (auto err = writeFiles(options_.certDir, files); !err.empty()) return err;
+    if (auto err = writeCertFiles(options_.certDir, files); !err.empty()) return err;
     std::string errors;
     for (auto const& [path, name] :
          {std::pair<std::string, std::string>{"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/",

@@ -8,9 +8,13 @@
 
 #include "core/kube/client.hpp"
 
+#include <boost/json.hpp>
+
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -52,5 +56,24 @@ private:
 
 // Seconds until the PEM certificate's notAfter (negative when expired); nullopt when unreadable.
 std::optional<int64_t> secondsUntilExpiry(const std::string& certPem);
+
+// A CA and a serving certificate as kept in a kubernetes.io/tls Secret and a certificate
+// directory: "ca.crt", "tls.crt", "tls.key" (PEM). Shared by the webhook certificate manager and
+// the embedded mode's status server certificate (status_server_wiring.hpp).
+using CertFiles = std::map<std::string, std::string>;
+
+// The files a Secret's `data` holds, base64-decoded; absent or undecodable keys are left out.
+CertFiles certFilesOfSecret(const boost::json::object& secret);
+// All three files present, the serving certificate valid for longer than `renewBefore`, and (when
+// `host` is given) naming `host` among its DNS names.
+bool certFilesUsable(const CertFiles& files, std::chrono::seconds renewBefore, const std::string& host = "");
+// A fresh CA and a serving certificate signed by it for `service` in `ns` (server::generateCertificates:
+// the Service's DNS names, localhost and 127.0.0.1). An error message, empty on success.
+std::string makeCertFiles(const std::string& service, const std::string& ns, CertFiles& out);
+// The kubernetes.io/tls Secret `ns/name` holding `files` (no resourceVersion).
+boost::json::object certSecret(const std::string& name, const std::string& ns, const CertFiles& files);
+// Writes each file into `dir` (created if absent), replaced atomically; tls.key mode 0600, the
+// others 0644. An error message, empty on success.
+std::string writeCertFiles(const std::string& dir, const CertFiles& files);
 
 }  // namespace trainer::core::cli

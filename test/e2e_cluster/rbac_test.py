@@ -429,6 +429,11 @@ class ManifestsTest(unittest.TestCase):
         webhook_port = next(p for p in svc["spec"]["ports"] if p["name"] == "webhook")
         self.assertEqual(webhook_port["port"], 443)
         self.assertEqual(ports[webhook_port["targetPort"]], cfg["webhook"]["port"])
+        # The status server (TrainJobStatus gate): the URL the trainjobstatus plugin injects is
+        # https://<Service>.<ns>.svc:<statusServer.port>, so the Service port is that port too.
+        status_port = next(p for p in svc["spec"]["ports"] if p["name"] == "status-server")
+        want_status = cfg.get("statusServer", {}).get("port", 10443)
+        self.assertEqual((status_port["port"], ports[status_port["targetPort"]]), (want_status, want_status))
         for kind, want in (("ValidatingWebhookConfiguration", want_validating),
                            ("MutatingWebhookConfiguration", want_mutating)):
             cfgobj = find(objs, kind)

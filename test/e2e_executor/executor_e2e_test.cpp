@@ -17,7 +17,10 @@
 #include "../support/process.hpp"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -205,8 +208,9 @@ public:
     int slot() const { return slot_; }
     pid_t pid() const { return pid_; }
 
-    // Starts the operator and waits for its API's /readyz and its pod network slot.
-    void start() {
+    // Starts the operator (with `extraArgs` after the usual flags) and waits for its API's /readyz
+    // and its pod network slot.
+    void start(const std::vector<std::string>& extraArgs = {}) {
         BOOST_REQUIRE_MESSAGE(::geteuid() == 0,
                               "the local executor e2e tests need root (network, mount and PID namespaces, "
                               "CAP_NET_ADMIN and CAP_SYS_ADMIN); run them as root, as CI does");
@@ -218,6 +222,7 @@ public:
         std::vector<std::string> args{kBin, "run", "--plugin-dir", kPlugins, "--store", store(),
                                       "--api-bind-address", "127.0.0.1:0", "--write-kubeconfig", kubeconfig(),
                                       "--health-probe-bind-address", "0", "--metrics-bind-address", "0"};
+        args.insert(args.end(), extraArgs.begin(), extraArgs.end());
         std::string out = dir_.file("run.log");
         pid_ = ::fork();
         BOOST_REQUIRE(pid_ >= 0);
@@ -821,4 +826,172 @@ BOOST_AUTO_TEST_CASE(two_trainjobs_listen_on_the_same_port) {
     auto aSelf = curl("nsenter -t " + std::to_string(pidA[0]) + " -n ", "127.0.0.1");
     BOOST_TEST(aSelf.out == markerA, aSelf.out << aSelf.err);
     op.stopAndCheckClean({markerA, markerB});
+}
+
+// ---- the status server (TrainJobStatus feature gate) ---------------------------------------------
+
+namespace {
+
+// A TCP port nothing listens on right now (bound to port 0 and released).
+int freePort() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    BOOST_REQUIRE(fd >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    socklen_t len = sizeof a;
+    BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    BOOST_REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// A Configuration moving the status server to `port` (the plugin's URL follows it).
+std::string statusServerConfig(const TempDir& dir, int port) {
+    return dir
+        .write("config.yaml", "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
+                              "statusServer: {port: " + std::to_string(port) + "}\n")
+        .string();
+}
+
+// Who listens on TCP `port` (ss lines; empty when nobody does).
+std::string listenersOn(int port) {
+    auto r = sh("ss -Hltn 'sport = :" + std::to_string(port) + "'");
+    BOOST_TEST_REQUIRE(r.exit == 0, "ss: " << r.err);
+    return r.out;
+}
+
+const std::string kStatusHost = "kubeflow-trainer-controller-manager.kubeflow-system.svc";
+const std::string kWebhookSecret = "secret kubeflow-trainer-webhook-cert -n kubeflow-system";
+
+std::string envValue(const json::object& container, const std::string& name) {
+    auto const* env = container.if_contains("env");
+    if (!env || !env->is_array()) return "";
+    for (auto const& e : env->get_array())
+        if (e.is_object() && str(e.get_object(), {"name"}) == name) return str(e.get_object(), {"value"});
+    return "";
+}
+
+bool anyContainerHasEnv(const json::object& pod, const std::string& name) {
+    for (auto const& c : pod.at("spec").as_object().at("containers").as_array())
+        if (c.as_object().contains("env"))
+            for (auto const& e : c.as_object().at("env").as_array())
+                if (str(e.as_object(), {"name"}) == name) return true;
+    return false;
+}
+
+}  // namespace
+
+// 9. With the gate on, a real torchrun loop (examples/local/24) reports its progress over HTTPS
+// with its projected token; status.trainerStatus ends at 100 and the TrainJob Complete. A wrong
+// token is refused 403 and writes nothing; the certificate in the store's Secret survives a restart.
+BOOST_AUTO_TEST_CASE(status_server_reports_torch_progress_to_100) {
+    TempDir dir;
+    Operator op(dir);
+    const int port = freePort();
+    const std::vector<std::string> flags{"--config", statusServerConfig(dir, port), "--feature-gates", "TrainJobStatus=true"};
+    op.start(flags);
+    BOOST_TEST_REQUIRE(contains(op.log(), "Serving TrainJob status updates"), op.log());
+    BOOST_TEST(!listenersOn(port).empty(), "nothing listens on the status server's port " << port);
+    // The signing key is kept in the state directory, readable by its owner only.
+    struct stat st{};
+    auto key = op.stateDir() / "service-account" / "service-account-signing-key.pem";
+    BOOST_TEST_REQUIRE(::stat(key.c_str(), &st) == 0, key << " is missing");
+    BOOST_TEST((st.st_mode & 0777) == 0600u, key << " has mode " << std::oct << (st.st_mode & 0777));
+
+    op.apply({kLocal + "/10-runtime-torch-distributed.yaml", kLocal + "/24-trainjob-torch-progress.yaml"});
+    std::set<std::string> seen;  // what polling happened to see (not asserted: timing)
+    std::optional<json::object> tj;
+    bool done = eventually(
+        [&] {
+            auto p = op.kubectl("get trainjob torch-progress -o jsonpath={.status.trainerStatus.progressPercentage}");
+            if (p.exit == 0 && !p.out.empty()) seen.insert(p.out);
+            tj = op.get("trainjob torch-progress");
+            return tj && (conditionStatus(*tj, "Complete") == "True" || conditionStatus(*tj, "Failed") == "True");
+        },
+        300s, 250ms);
+    BOOST_REQUIRE_MESSAGE(done, "torch-progress not finished: " << (tj ? json::serialize(*tj) : "absent") << "\nlog:\n"
+                                                                << op.log());
+    BOOST_TEST_REQUIRE(conditionStatus(*tj, "Complete") == "True", json::serialize(*tj) << "\nlog:\n" << op.log());
+    Result progress;
+    BOOST_TEST(eventually(
+                   [&] {
+                       progress = op.kubectl("get trainjob torch-progress -o jsonpath={.status.trainerStatus.progressPercentage}");
+                       return progress.out == "100";
+                   },
+                   30s),
+               "progressPercentage: " << progress.out << progress.err << "\nlog:\n" << op.log());
+    BOOST_TEST_MESSAGE("progress values seen while polling: " << join(std::vector<std::string>(seen.begin(), seen.end())));
+    tj = op.get("trainjob torch-progress");
+    auto trainer = str(*tj, {"status", "trainerStatus"});
+    BOOST_TEST(contains(trainer, "\"name\":\"loss\""), trainer);
+    BOOST_TEST(contains(trainer, "lastUpdatedTime"), trainer);
+
+    // The pods got the plugin's env with this operator's port; rank 0 reported before the end (its
+    // first report is at step 1 of 40, so below 100) and every report was accepted.
+    auto pods = op.podsOf("torch-progress");
+    BOOST_TEST_REQUIRE(pods.size() == 2u, op.kubectl("get pods -o wide").out);
+    std::string rank0;
+    for (auto const& pod : pods) {
+        auto const& c = pod.at("spec").as_object().at("containers").as_array()[0].as_object();
+        BOOST_TEST(envValue(c, "KUBEFLOW_TRAINER_SERVER_URL") ==
+                       "https://" + kStatusHost + ":" + std::to_string(port) +
+                           "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/torch-progress/status",
+                   json::serialize(c));
+        auto name = str(pod, {"metadata", "name"});
+        if (name.rfind("torch-progress-node-0-0-", 0) == 0) rank0 = name;
+    }
+    BOOST_TEST_REQUIRE(!rank0.empty());
+    auto logs = op.kubectl("logs " + rank0);
+    BOOST_TEST(contains(logs.out, "reported progress=2% (HTTP 200)"), logs.out);
+    BOOST_TEST(contains(logs.out, "reported progress=100% (HTTP 200)"), logs.out);
+    BOOST_TEST(!contains(logs.out, "progress report failed"), logs.out);
+
+    // A wrong token, over TLS verified with the CA of the store's Secret: 403, nothing written.
+    auto ca = op.kubectl("get " + kWebhookSecret + " -o " + quote("jsonpath={.data.ca\\.crt}"));
+    BOOST_TEST_REQUIRE((ca.exit == 0 && !ca.out.empty()), ca.err);
+    auto caFile = dir.file("ca.crt");
+    BOOST_TEST_REQUIRE(sh("echo " + quote(ca.out) + " | base64 -d > " + quote(caFile)).exit == 0);
+    auto before = op.get("trainjob torch-progress");
+    const std::string url = "https://" + kStatusHost + ":" + std::to_string(port) +
+                            "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/torch-progress/status";
+    auto post = sh("curl --noproxy '*' -sS --max-time 10 -o /dev/null -w '%{http_code}' --cacert " + quote(caFile) +
+                   " --resolve " + kStatusHost + ":" + std::to_string(port) + ":127.0.0.1" +
+                   " -H 'Authorization: Bearer not-a-token' -H 'Content-Type: application/json'" +
+                   " -d '{\"trainerStatus\":{\"progressPercentage\":7}}' " + quote(url));
+    BOOST_TEST(post.out == "403", post.out << post.err);
+    auto after = op.get("trainjob torch-progress");
+    BOOST_TEST(str(*after, {"metadata", "resourceVersion"}) == str(*before, {"metadata", "resourceVersion"}));
+    BOOST_TEST(str(*after, {"status", "trainerStatus", "progressPercentage"}) == "100");
+
+    // A restart reuses the serving certificate kept in the store.
+    auto cert = op.kubectl("get " + kWebhookSecret + " -o " + quote("jsonpath={.data.tls\\.crt}"));
+    BOOST_TEST_REQUIRE((cert.exit == 0 && !cert.out.empty()), cert.err);
+    BOOST_TEST(op.stop() == 0, op.log());
+    op.start(flags);
+    auto again = op.kubectl("get " + kWebhookSecret + " -o " + quote("jsonpath={.data.tls\\.crt}"));
+    BOOST_TEST(again.out == cert.out, "the certificate was made anew on restart");
+    op.stopAndCheckClean({});
+}
+
+// 10. With the gate off (the default): no status server port, no Secret, no key, and the pods
+// carry no KUBEFLOW_TRAINER_SERVER_* env.
+BOOST_AUTO_TEST_CASE(status_server_is_off_without_the_gate) {
+    TempDir dir;
+    Operator op(dir);
+    const int port = freePort();
+    op.start({"--config", statusServerConfig(dir, port)});
+    const auto marker = newMarker("gate-off");
+    op.applyText("runtime", kPlainRuntime);
+    op.applyText("job", sleeperJob("gate-off", marker));
+    waitProcesses(op, marker, true, 120s, "the sleeper");
+    auto pods = op.podsOf("gate-off");
+    BOOST_TEST_REQUIRE(pods.size() == 1u);
+    BOOST_TEST(!anyContainerHasEnv(pods[0], "KUBEFLOW_TRAINER_SERVER_URL"), json::serialize(pods[0].at("spec")));
+    BOOST_TEST(listenersOn(port).empty(), "something listens on " << port << ": " << listenersOn(port));
+    BOOST_TEST(!contains(op.log(), "Serving TrainJob status updates"), op.log());
+    auto secret = op.kubectl("get " + kWebhookSecret);
+    BOOST_TEST(contains(secret.err, "(NotFound)"), secret.out << secret.err);
+    BOOST_TEST(!fs::exists(op.stateDir() / "service-account"));
+    op.stopAndCheckClean({marker});
 }

@@ -516,3 +516,54 @@ BOOST_AUTO_TEST_CASE(leader_election_can_be_disabled) {
     BOOST_TEST(cli(store, "get lease trainer.kubeflow.org -n kubeflow-system").exit == 1);
     BOOST_TEST(op.signal(SIGTERM) == 0);
 }
+
+// Upstream's shipped controller Configuration (manifests/base/manager/controller_manager_config.yaml
+// of kubeflow/trainer, copied into test/fixtures/upstream/config/), passed unchanged: the
+// operator starts, elects itself on the Lease the file names (resourceNamespace "" = the
+// operator's namespace), builds a TrainJob, and stops on SIGTERM. The flags only move the probe
+// and metrics ports off the file's fixed :8081 / :8443, which parallel tests would share.
+BOOST_AUTO_TEST_CASE(upstreams_shipped_configuration_starts_the_operator_unchanged) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    const std::string config = std::string(TRAINER_SHARED_DIR) + "/config/controller_manager_config.yaml";
+    BOOST_REQUIRE(fs::exists(config));
+    Operator op(store, t.file("run.log"), {"--config", config});
+    BOOST_REQUIRE_MESSAGE(op.waitReady(), op.log());
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(op, "Started the controllers"); }, 60s), op.log());
+    auto lease = cli(store, "get lease trainer.kubeflow.org -n kubeflow-system -o json");
+    BOOST_REQUIRE_MESSAGE(lease.exit == 0, lease.err);
+    BOOST_TEST(json::parse(lease.out).at("spec").at("leaseDurationSeconds") == 15);
+    auto applied = cli(store, "apply -f " + kExamples + "/12-runtime-plain-with-initializers.yaml -f " +
+                                  kExamples + "/22-trainjob-plain-initializers.yaml --plugin-dir " + kPlugins);
+    BOOST_REQUIRE_MESSAGE(applied.exit == 0, applied.err);
+    BOOST_TEST(eventually([&] { return items(store, "jobsets").size() == 1u; }, 60s), op.log());
+    // The TrainJobStatus gate is off (upstream's default): no status server on statusServer.port.
+    BOOST_TEST(!logs(op, "Serving TrainJob status updates"), op.log());
+    BOOST_TEST(op.signal(SIGTERM) == 0, op.log());
+}
+
+// metrics.auth.enabled on the embedded store: /metrics answers only the embedded API's admin
+// token (<store>.certs/token, the kubeconfig's), as controller-runtime's filter answers:
+// 401 "Unauthorized" without a token or with another one.
+BOOST_AUTO_TEST_CASE(metrics_auth_admits_only_the_admin_token) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    std::ofstream(t.file("config.yaml")) << "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
+                                            "leaderElection: {leaderElect: false}\nmetrics: {auth: {enabled: true}}\n";
+    Operator op(store, t.file("run.log"), {"--config", t.file("config.yaml")});
+    BOOST_REQUIRE_MESSAGE(op.waitReady(), op.log());
+    const std::string url = "http://127.0.0.1:" + std::to_string(op.port("metrics")) + "/metrics";
+    auto token = slurp(store + ".certs/token");
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+    BOOST_REQUIRE(!token.empty());
+    auto get = [&](const std::string& header) {
+        return sh("curl -s -o /dev/null -w '%{http_code}' " + (header.empty() ? "" : "-H " + quote(header) + " ") + url).out;
+    };
+    BOOST_TEST(get("") == "401");
+    BOOST_TEST(get("Authorization: Bearer not-" + token) == "401");
+    BOOST_TEST(get("Authorization: Bearer " + token) == "200");
+    auto body = sh("curl -sf -H " + quote("Authorization: Bearer " + token) + " " + url).out;
+    BOOST_TEST(body.find("controller_runtime_active_workers") != std::string::npos, body);
+    BOOST_TEST(sh("curl -s " + url).out == "Unauthorized\n");
+    BOOST_TEST(op.signal(SIGTERM) == 0, op.log());
+}

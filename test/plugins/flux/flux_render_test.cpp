@@ -36,7 +36,8 @@ std::vector<json::object> render(const std::vector<std::string>& files) {
     Result r = op(args);
     BOOST_TEST_REQUIRE(r.exit == 0, r.err);
     std::vector<json::object> out;
-    for (auto const& v : json::parse(r.out).at("items").as_array()) {
+    const json::value list = json::parse(r.out);  // kept: the loop reads into it
+    for (auto const& v : list.at("items").as_array()) {
         std::string name(v.at("metadata").at("name").as_string());
         if (v.at("kind") == "ConfigMap" && name.ends_with("-runtime-snapshot")) continue;
         out.push_back(v.as_object());
