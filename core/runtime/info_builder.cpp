@@ -402,9 +402,13 @@ json::object buildInfo(const json::object& trainJob, const json::object& runtime
         }
     json::object& jobSetSpec = jobSet.get_object();
     if (auto* rjs = jobSetSpec.if_contains("replicatedJobs"); rjs && rjs->is_array()) {
+        // As upstream's sort.SliceStable over order[name]: a job the template lacks ranks 0 (Go's
+        // zero value for a missing map key), so it keeps its place among the rank-0 jobs of
+        // the merge's output.
         auto rank = [&](const json::value& rj) {
             std::string n = rj.is_object() ? str(&rj.get_object(), "name") : "";
-            return std::find(templateOrder.begin(), templateOrder.end(), n) - templateOrder.begin();
+            auto it = std::find(templateOrder.begin(), templateOrder.end(), n);
+            return it == templateOrder.end() ? 0 : it - templateOrder.begin();
         };
         auto& a = rjs->get_array();
         std::vector<json::value> sorted(a.begin(), a.end());

@@ -277,6 +277,26 @@ BOOST_AUTO_TEST_CASE(labels_annotations_overlay_and_template_order) {
     BOOST_TEST(json::serialize(podSpecOf(info.at("jobSetSpec").as_object(), "node").at("nodeSelector")) == R"({"a":"b"})");
 }
 
+// A replicated job the template lacks (patched as [node, extra]): the merge gives [dataset-initializer,
+// model-initializer, node, extra] (apimachinery's mergeSortedSlice), and upstream's order restore
+// ranks `extra` 0 (a missing key of its order map, trainingruntime.go mergeRuntimePatches), so the
+// stable sort moves it up beside the rank-0 job: [dataset-initializer, extra, model-initializer, node].
+BOOST_AUTO_TEST_CASE(a_patched_in_replicated_job_keeps_upstreams_place) {
+    auto runtime = obj(kTorchRuntime);
+    auto job = obj(kTorchJob);
+    job["spec"].as_object()["runtimePatches"] = json::parse(R"([
+      {"manager": "a.io/m1", "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [
+        {"name": "node", "template": {"spec": {"template": {"spec": {"nodeSelector": {"a": "b"}}}}}},
+        {"name": "extra", "template": {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}}}]}}}}
+    ])");
+    Diagnostics diag;
+    auto info = buildInfo(job, runtime, diag);
+    BOOST_TEST_REQUIRE(diag.ok());
+    std::vector<std::string> order;
+    for (auto const& rj : info.at("jobSetSpec").at("replicatedJobs").as_array()) order.emplace_back(rj.at("name").as_string());
+    BOOST_TEST((order == std::vector<std::string>{"dataset-initializer", "extra", "model-initializer", "node"}), order[0] << "," << order[1] << "," << order[2] << "," << order[3]);
+}
+
 BOOST_AUTO_TEST_CASE(resource_merge_conditions) {
     struct Case {
         std::string name;
