@@ -567,3 +567,27 @@ BOOST_AUTO_TEST_CASE(metrics_auth_admits_only_the_admin_token) {
     BOOST_TEST(sh("curl -s " + url).out == "Unauthorized\n");
     BOOST_TEST(op.signal(SIGTERM) == 0, op.log());
 }
+
+// The Configuration's `tls` block reaches run's servers: with minVersion 1.3 the webhook server
+// (and HTTPS metrics, same certificates) refuse a TLS 1.2 client and serve a TLS 1.3 one.
+BOOST_AUTO_TEST_CASE(tls_min_version_applies_to_the_webhook_and_metrics_servers) {
+    TempDir t;
+    std::string store = t.file("store.db");
+    auto certs = sh(kBin + " certs --service-name trainer-webhook --namespace kubeflow-system --out-dir " + t.file("certs"));
+    BOOST_REQUIRE_MESSAGE(certs.exit == 0, certs.err);
+    std::ofstream(t.file("config.yaml")) << "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
+                                            "leaderElection: {leaderElect: false}\ntls: {minVersion: \"1.3\"}\n";
+    auto port = freePort();
+    Operator op(store, t.file("run.log"),
+                {"--config", t.file("config.yaml"), "--webhook-cert-dir", t.file("certs"), "--webhook-port", std::to_string(port)});
+    BOOST_REQUIRE_MESSAGE(op.waitReady(), op.log());
+    for (auto p : {port, op.port("metrics")}) {
+        const std::string url = "https://localhost:" + std::to_string(p) + "/metrics";
+        auto old = sh("curl -sS -o /dev/null --tlsv1.2 --tls-max 1.2 --cacert " + t.file("certs/ca.crt") + " " + url);
+        BOOST_TEST(old.exit != 0, "TLS 1.2 was accepted on port " << p);
+        auto current = sh("curl -sS -o /dev/null -w '%{http_code}' --tlsv1.3 --cacert " + t.file("certs/ca.crt") + " " + url);
+        BOOST_TEST(current.exit == 0, current.err);
+        BOOST_TEST(!current.out.empty());
+    }
+    BOOST_TEST(op.signal(SIGTERM) == 0, op.log());
+}
