@@ -2,6 +2,8 @@
 // that render reads from files and the controller reads from the store.
 #pragma once
 
+#include "core/json/io.hpp"
+
 #include <boost/json.hpp>
 
 #include <map>
@@ -20,8 +22,11 @@ struct ObjectKey {
     std::string ns;
     std::string name;
     auto operator<=>(const ObjectKey&) const = default;
-    // "Kind ns/name" or "Kind name" for messages.
-    std::string display() const { return kind + " " + (ns.empty() ? name : ns + "/" + name); }
+    // "Kind ns/name" or "Kind name" for messages, each part cut by quoteForError (a 10 MB name
+    // is echoed as its first kMaxEchoBytes bytes and its length).
+    std::string display() const {
+        return quoteForError(kind) + " " + (ns.empty() ? quoteForError(name) : quoteForError(ns) + "/" + quoteForError(name));
+    }
 };
 
 // The identity of an object (missing members become empty strings).

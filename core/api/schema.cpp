@@ -1,8 +1,10 @@
 #include "core/api/schema.hpp"
 
 #include "core/api/crd_schemas.hpp"
+#include "core/json/io.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <cmath>
 #include <functional>
@@ -11,6 +13,8 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace trainer::core {
 
@@ -107,6 +111,30 @@ bool deepEqual(const json::value& a, const json::value& b) {
     return a == b;
 }
 
+// A string equal for two values exactly when deepEqual holds: numbers by their double value,
+// object members sorted by key. Lets uniqueness checks use a hash set.
+std::string canonicalKey(const json::value& v) {
+    if (auto n = number(v)) {
+        char buf[64];
+        auto r = std::to_chars(buf, buf + sizeof buf, *n);
+        return "n" + std::string(buf, r.ptr);
+    }
+    if (v.is_object()) {
+        std::vector<std::pair<std::string_view, const json::value*>> members;
+        for (auto const& kv : v.get_object()) members.emplace_back(kv.key(), &kv.value());
+        std::sort(members.begin(), members.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+        std::string out = "{";
+        for (auto const& [k, m] : members) out += json::serialize(json::string(k)) + ":" + canonicalKey(*m) + ",";
+        return out + "}";
+    }
+    if (v.is_array()) {
+        std::string out = "[";
+        for (auto const& x : v.get_array()) out += canonicalKey(x) + ",";
+        return out + "]";
+    }
+    return json::serialize(v);
+}
+
 // The JSON type name go-openapi prints in type errors.
 std::string_view typeName(const json::value& v) {
     switch (v.kind()) {
@@ -124,6 +152,7 @@ std::string_view typeName(const json::value& v) {
 std::string shown(const json::value& v) {
     if (v.is_object() || v.is_array()) return "\"" + std::string(typeName(v)) + "\"";
     if (v.is_double() && isInteger(v)) return std::to_string(static_cast<long long>(v.get_double()));
+    if (v.is_string() && v.get_string().size() > kMaxEchoBytes) return json::serialize(json::string(quoteForError(v.get_string())));
     return json::serialize(v);
 }
 
@@ -348,21 +377,25 @@ struct Validator {
             error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be less than or equal to " + shown(it->value()));
     }
 
-    // The old list item with the same list-map keys, for transition rules.
-    static const json::value* correlate(const json::value& item, const json::value* oldList, const json::array* keys) {
-        if (!oldList || !oldList->is_array() || !keys || !item.is_object()) return nullptr;
-        for (auto const& o : oldList->get_array()) {
-            if (!o.is_object()) continue;
-            bool same = true;
-            for (auto const& k : *keys) {
-                if (!k.is_string()) continue;
-                auto a = member(&item, k.get_string());
-                auto b = member(&o, k.get_string());
-                if ((a == nullptr) != (b == nullptr) || (a && !deepEqual(*a, *b))) same = false;
-            }
-            if (same) return &o;
-        }
-        return nullptr;
+    // The list-map identity of an object item (its key members), or null.
+    static json::value mapIdentity(const json::value& item, const json::array& keys) {
+        if (!item.is_object()) return nullptr;
+        json::object id;
+        for (auto const& k : keys)
+            if (k.is_string())
+                if (auto m = member(&item, k.get_string())) id[k.get_string()] = *m;
+        return id;
+    }
+
+    // The old list's items by canonical list-map identity (first wins), for transition rules:
+    // built once per list so correlating every item is linear, not quadratic.
+    static std::unordered_map<std::string, const json::value*> oldItemsById(const json::value* oldList,
+                                                                           const json::array* keys) {
+        std::unordered_map<std::string, const json::value*> out;
+        if (!oldList || !oldList->is_array() || !keys) return out;
+        for (auto const& o : oldList->get_array())
+            if (o.is_object()) out.emplace(canonicalKey(mapIdentity(o, *keys)), &o);
+        return out;
     }
 
     void checkArray(const json::array& a, const json::value* old, const json::object& s, const std::string& path) {
@@ -374,28 +407,23 @@ struct Validator {
                             shown(it->value()) + " items");
         std::string_view listType = str(s, "x-kubernetes-list-type");
         const json::array* keys = listType == "map" ? arr(s, "x-kubernetes-list-map-keys") : nullptr;
-        std::vector<json::value> seen;
+        std::unordered_set<std::string> seen;  // canonical identities: linear, not pairwise deepEqual
         for (std::size_t i = 0; i < a.size(); ++i) {
             json::value identity;
-            if (keys && a[i].is_object()) {
-                json::object id;
-                for (auto const& k : *keys)
-                    if (k.is_string())
-                        if (auto m = member(&a[i], k.get_string())) id[k.get_string()] = *m;
-                identity = std::move(id);
-            } else if (listType == "set") {
-                identity = a[i];
-            }
-            if (!identity.is_null()) {
-                bool dup = false;
-                for (auto const& x : seen) dup = dup || deepEqual(x, identity);
-                if (dup) error(index(path, i), "Duplicate value: " + json::serialize(identity), ErrorType::Duplicate);
-                else seen.push_back(identity);
-            }
+            if (keys && a[i].is_object()) identity = mapIdentity(a[i], *keys);
+            else if (listType == "set") identity = a[i];
+            if (!identity.is_null() && !seen.insert(canonicalKey(identity)).second)
+                error(index(path, i), "Duplicate value: " + json::serialize(identity), ErrorType::Duplicate);
         }
         auto items = obj(s, "items");
         if (!items) return;
-        for (std::size_t i = 0; i < a.size(); ++i) validate(a[i], correlate(a[i], old, keys), *items, index(path, i), false);
+        auto olds = oldItemsById(old, keys);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const json::value* before = nullptr;
+            if (keys && a[i].is_object())
+                if (auto it = olds.find(canonicalKey(mapIdentity(a[i], *keys))); it != olds.end()) before = it->second;
+            validate(a[i], before, *items, index(path, i), false);
+        }
     }
 
     void checkObject(const json::object& o, const json::value* old, const json::object& s, const std::string& path, bool root) {
@@ -473,7 +501,8 @@ constexpr const char* kDns1123Subdomain = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z
 constexpr const char* kQualifiedName = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 constexpr const char* kLabelValue = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 
-std::string quoted(std::string_view s) { return json::serialize(json::value(json::string(s))); }
+// A value quoted in a message, cut by quoteForError (a 10 MB name is not echoed whole).
+std::string quoted(std::string_view s) { return json::serialize(json::value(json::string(quoteForError(s)))); }
 
 void checkSubdomain(Diagnostics& d, const std::string& path, std::string_view v) {
     if (v.size() > 253) d.add(path, "Invalid value: " + quoted(v) + ": must be no more than 253 characters");

@@ -1,16 +1,11 @@
 #include "core/apiserver/bootstrap.hpp"
 
+#include "core/server/atomic_file.hpp"
 #include "core/server/certs.hpp"
+#include "core/server/random_hex.hpp"
 
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,47 +24,11 @@ std::string readFile(const fs::path& p, bool& ok) {
     return ss.str();
 }
 
-// Writes `data` to `path` through a new temporary file (O_EXCL, O_NOFOLLOW, mode 0600) renamed over it.
+// Replaces `path` with `data`, mode 0600 from its creation (core/server/atomic_file.hpp).
 std::string writePrivate(const fs::path& path, const std::string& data) {
-    std::string tmp = path.string() + ".tmp." + std::to_string(::getpid());
-    ::unlink(tmp.c_str());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return tmp + ": " + std::strerror(errno);
-    size_t done = 0;
-    while (done < data.size()) {
-        ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            std::string err = tmp + ": " + std::strerror(errno);
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return err;
-        }
-        done += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        ::unlink(tmp.c_str());
-        return tmp + ": " + std::strerror(errno);
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::string err = path.string() + ": " + std::strerror(errno);
-        ::unlink(tmp.c_str());
-        return err;
-    }
-    return {};
+    return server::writeFileAtomically(path, data, {0600}).error;
 }
 
-std::string newToken() {
-    unsigned char bytes[32];
-    if (RAND_bytes(bytes, sizeof bytes) != 1) return {};
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char b : bytes) {
-        out += hex[b >> 4];
-        out += hex[b & 15];
-    }
-    return out;
-}
 
 std::string base64(const std::string& data) {
     std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
@@ -87,10 +46,7 @@ std::string trim(std::string s) {
 }  // namespace
 
 std::string ensureCredentials(const std::string& certDir, Credentials& out) {
-    std::error_code ec;
-    fs::create_directories(certDir, ec);
-    if (ec) return certDir + ": " + ec.message();
-    ::chmod(certDir.c_str(), 0700);
+    if (auto err = server::ensurePrivateDirectory(certDir); !err.empty()) return err;
     const fs::path dir(certDir);
     bool have = fs::exists(dir / "ca.crt") && fs::exists(dir / "tls.crt") && fs::exists(dir / "tls.key");
     if (!have) {
@@ -108,7 +64,7 @@ std::string ensureCredentials(const std::string& certDir, Credentials& out) {
         if (!ok || out.token.empty()) return (dir / "token").string() + ": cannot read the token (empty or unreadable)";
         return {};
     }
-    out.token = newToken();
+    out.token = server::randomHex(32);
     if (out.token.empty()) return "cannot generate a token: no randomness";
     return writePrivate(dir / "token", out.token + "\n");
 }

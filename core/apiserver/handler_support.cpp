@@ -4,6 +4,7 @@
 #include "core/apiserver/table.hpp"
 #include "core/api/schema.hpp"
 #include "core/json/io.hpp"
+#include "core/store/immutable_fields.hpp"
 
 #include <algorithm>
 
@@ -105,12 +106,9 @@ std::optional<json::object> decodeBody(const HandlerContext& ctx, ApiError& erro
         }
         v = std::move(docs.front());
     } else {
-        boost::system::error_code ec;
-        json::parse_options po;
-        po.max_depth = 512;
-        v = json::parse(body, ec, {}, po);
-        if (ec) {
-            error = badRequest(unrecognized(ctx) + "couldn't get version/kind; json parse error: " + ec.message());
+        std::string why;
+        if (!parseJson(body, v, why)) {  // the input limits every entry point shares (core/json/io.hpp)
+            error = badRequest(unrecognized(ctx) + "couldn't get version/kind; json parse error: " + why);
             return std::nullopt;
         }
     }
@@ -276,6 +274,9 @@ json::object tableOf(const HandlerContext& ctx, const std::vector<json::object>&
 std::optional<ApiError> admitWrite(const HandlerContext& ctx, json::object& obj, const json::object* old,
                                    std::vector<std::string>& warnings) {
     if (!ctx.resource.builtin && !ctx.resource.schema.empty()) applySchemaDefaults(obj, ctx.resource.schema);
+    // The store refuses the same on write (txn_store.cpp); checked here too for dry runs.
+    if (auto errors = old ? immutableFieldErrors(*old, obj) : ErrorList{}; !errors.empty())
+        return invalid(ctx.resource.kind, ctx.resource.group, keyOf(obj).name, errors);
     if (!ctx.admit) return std::nullopt;
     auto result = ctx.admit(obj, old);
     for (auto const& w : result.schema.warnings) warnings.push_back(w.message);

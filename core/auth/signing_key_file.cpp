@@ -1,6 +1,7 @@
 #include "core/auth/signing_key_file.hpp"
 
-#include <openssl/rand.h>
+#include "core/server/atomic_file.hpp"
+#include "core/server/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,21 +20,7 @@ namespace {
 
 constexpr off_t kMaxKeyFileBytes = 64 * 1024;
 
-// A file descriptor closed with the scope (close errors matter only where checked explicitly).
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    int fd_;
-};
+using Fd = server::UniqueFd;
 
 std::string sysError(std::string_view what, const fs::path& path, int err = errno) {
     return std::string(what) + " " + path.string() + ": " + std::strerror(err);
@@ -74,57 +61,6 @@ bool readKeyFile(int fd, const fs::path& path, std::string& out, std::string& er
     return true;
 }
 
-bool writeAll(int fd, const std::string& data, const fs::path& path, std::string& error) {
-    size_t done = 0;
-    while (done < data.size()) {
-        ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return error = sysError("write", path), false;
-        done += static_cast<size_t>(n);
-    }
-    return true;
-}
-
-std::string randomSuffix() {
-    unsigned char bytes[8] = {};
-    if (RAND_bytes(bytes, sizeof bytes) != 1) return std::to_string(::getpid());
-    std::string out;
-    for (unsigned char b : bytes) {
-        static const char* hex = "0123456789abcdef";
-        out += hex[b >> 4];
-        out += hex[b & 15];
-    }
-    return out;
-}
-
-// Writes `pem` into a new temporary file of `dirFd`, mode 0600, synced and closed; its name.
-std::optional<std::string> writeTemporary(int dirFd, const fs::path& dir, const std::string& pem, std::string& error) {
-    std::string name = "." + std::string(kSigningKeyFileName) + "." + randomSuffix() + ".tmp";
-    fs::path path = dir / name;
-    Fd fd(::openat(dirFd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (fd.get() < 0) return error = sysError("create", path), std::nullopt;
-    bool ok = ::fchmod(fd.get(), 0600) == 0 || (error = sysError("chmod", path), false);
-    ok = ok && writeAll(fd.get(), pem, path, error);
-    ok = ok && (::fsync(fd.get()) == 0 || (error = sysError("fsync", path), false));
-    ok = ok && (::close(fd.release()) == 0 || (error = sysError("close", path), false));
-    if (!ok) {
-        ::unlinkat(dirFd, name.c_str(), 0);
-        return std::nullopt;
-    }
-    return name;
-}
-
-// Moves `tmp` to the key file unless one exists; false with errno EEXIST when one does.
-bool publishNoReplace(int dirFd, const std::string& tmp) {
-    const char* name = kSigningKeyFileName.data();
-    if (::renameat2(dirFd, tmp.c_str(), dirFd, name, RENAME_NOREPLACE) == 0) return true;
-    if (errno != EINVAL && errno != ENOSYS) return false;
-    // A file system without RENAME_NOREPLACE: link(2) never replaces either.
-    if (::linkat(dirFd, tmp.c_str(), dirFd, name, 0) != 0) return false;
-    ::unlinkat(dirFd, tmp.c_str(), 0);
-    return true;
-}
-
 std::optional<Es256Key> parseKey(const std::string& pem, const fs::path& path, std::string& error) {
     std::string cause;
     auto key = Es256Key::fromPrivatePem(pem, cause);
@@ -143,22 +79,16 @@ std::optional<Es256Key> readExisting(int dirFd, const fs::path& path, bool& abse
     return parseKey(pem, path, error);
 }
 
+// A new key published without replacing one another process put there meanwhile (`raced`).
 std::optional<Es256Key> createKey(int dirFd, const fs::path& dir, bool& raced, std::string& error) {
-    const fs::path path = dir / kSigningKeyFileName;
     auto key = Es256Key::generate(error);
     if (!key) return std::nullopt;
     std::string pem = key->privatePem();
     if (pem.empty()) return error = "encoding the new signing key failed", std::nullopt;
-    auto tmp = writeTemporary(dirFd, dir, pem, error);
-    if (!tmp) return std::nullopt;
-    if (!publishNoReplace(dirFd, *tmp)) {
-        int err = errno;
-        ::unlinkat(dirFd, tmp->c_str(), 0);
-        raced = err == EEXIST;
-        if (!raced) error = sysError("rename " + (dir / *tmp).string() + " to", path, err);
-        return std::nullopt;
-    }
-    if (::fsync(dirFd) != 0) return error = sysError("fsync directory", dir), std::nullopt;
+    auto written = server::writeFileAtomicallyAt(dirFd, dir, std::string(kSigningKeyFileName), pem, {0600, false});
+    raced = written.code == EEXIST;
+    if (!written.ok() && !raced) error = written.error;
+    if (!written.ok()) return std::nullopt;
     return key;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
+#include "core/cli/input_checks.hpp"
 #include "core/json/io.hpp"
 #include "core/plugin/log_sink.hpp"
 #include "core/plugin/pipeline.hpp"
@@ -63,6 +64,7 @@ Diagnostics Session::admitInputs(const std::vector<std::string>& paths, const st
     Diagnostics diag;
     std::vector<InputDocument> docs;
     diag.append(readInputs(paths, docs));
+    if (diag.ok()) diag.append(checkInputSet(docs));
     if (!diag.ok()) return diag;
 
     auto describe = [](const InputDocument& d) {

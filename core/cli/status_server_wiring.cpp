@@ -4,6 +4,7 @@
 #include "core/auth/token_review_authorizer.hpp"
 #include "core/cli/webhook_certs.hpp"
 #include "core/log/log.hpp"
+#include "core/server/atomic_file.hpp"
 
 #include <system_error>
 
@@ -74,10 +75,7 @@ std::string embeddedCertificate(const StatusServerInputs& in, StatusServerWiring
     CertFiles files;
     if (auto err = ensureServingSecret(*in.store, *in.cfg, in.operatorNamespace, files); !err.empty()) return err;
     const fs::path dir = in.stateDir / "status-server";
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (!ec) fs::permissions(dir, fs::perms::owner_all, ec);
-    if (ec) return dir.string() + ": " + ec.message();
+    if (auto err = server::ensurePrivateDirectory(dir); !err.empty()) return err;
     if (auto err = writeCertFiles(dir.string(), files); !err.empty()) return err;
     w.certs = std::make_unique<server::CertWatcher>(dir.string());
     w.certs->setTlsSettings(in.cfg->tls);

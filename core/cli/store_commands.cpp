@@ -3,6 +3,7 @@
 #include "core/cli/cli.hpp"
 #include "core/apiserver/printers.hpp"
 #include "core/controller/admission_control.hpp"
+#include "core/cli/input_checks.hpp"
 #include "core/json/io.hpp"
 #include "core/plugin/framework.hpp"
 #include "core/plugin/log_sink.hpp"
@@ -123,6 +124,7 @@ int cmdApply(const Args& args, Io& io) {
     }
     std::vector<InputDocument> docs;
     Diagnostics diag = readInputs(args.all("filename"), docs);
+    if (diag.ok()) diag.append(checkInputSet(docs));
     if (!diag.ok()) {
         for (auto const& e : diag.errors) io.err << formatError(e) << "\n";
         return 1;

@@ -3,6 +3,7 @@
 #include "core/json/io.hpp"
 #include "core/kube/base64.hpp"
 #include "core/log/log.hpp"
+#include "core/server/atomic_file.hpp"
 #include "core/server/certs.hpp"
 #include "core/server/webhook.hpp"
 
@@ -74,34 +75,6 @@ std::optional<int64_t> secondsUntilExpiry(const std::string& certPem) {
     return static_cast<int64_t>(days) * 86400 + secs;
 }
 
-namespace {
-
-// Writes `data` to `path` through a temporary file created with `mode`, then renames it.
-std::string writeAtomically(const fs::path& path, const std::string& data, mode_t mode) {
-    auto tmp = path;
-    tmp += ".new";
-    ::unlink(tmp.c_str());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd < 0) return tmp.string() + ": " + std::strerror(errno);
-    size_t done = 0;
-    while (done < data.size()) {
-        auto n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            std::string err = tmp.string() + ": " + std::strerror(errno);
-            ::close(fd);
-            return err;
-        }
-        done += static_cast<size_t>(n);
-    }
-    if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) return tmp.string() + ": " + std::strerror(errno);
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    return ec ? path.string() + ": " + ec.message() : std::string();
-}
-
-}  // namespace
-
 CertFiles certFilesOfSecret(const json::object& secret) {
     CertFiles files;
     auto* data = secret.if_contains("data");
@@ -153,8 +126,8 @@ std::string writeCertFiles(const std::string& dir, const CertFiles& files) {
     fs::create_directories(dir, ec);
     if (ec) return dir + ": " + ec.message();
     for (auto const& [name, data] : files)
-        if (auto err = writeAtomically(fs::path(dir) / name, data, name == "tls.key" ? 0600 : 0644); !err.empty())
-            return err;
+        if (auto r = server::writeFileAtomically(fs::path(dir) / name, data, {name == "tls.key" ? 0600u : 0644u}); !r.ok())
+            return r.error;
     return {};
 }
 

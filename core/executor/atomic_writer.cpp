@@ -1,5 +1,7 @@
 #include "core/executor/atomic_writer.hpp"
 
+#include "core/server/atomic_file.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,11 +79,8 @@ std::string writeFiles(const fs::path& dir, const Payload& payload) {
         std::error_code ec;
         fs::create_directories(p.parent_path(), ec);
         if (ec) return "cannot create directory " + p.parent_path().string() + ": " + ec.message();
-        std::ofstream out(p, std::ios::binary | std::ios::trunc);
-        out.write(file.data.data(), std::streamsize(file.data.size()));
-        out.close();
-        if (!out) return "cannot write " + p.string();
-        if (::chmod(p.c_str(), file.mode) != 0) return systemError("cannot chmod", p, errno);
+        // Created owner-only and given its mode before any byte: a secret is never readable early.
+        if (auto r = server::writeNewFile(p, file.data, static_cast<mode_t>(file.mode)); !r.ok()) return r.error;
     }
     return "";
 }

@@ -1,5 +1,8 @@
 #include "core/json/io.hpp"
 
+#include <boost/json/basic_parser_impl.hpp>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -13,6 +16,8 @@
 #include <iterator>
 #include <regex>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace trainer::core {
 
@@ -62,66 +67,228 @@ bool looksLikeFloat(std::string_view s) {
     return std::regex_match(s.begin(), s.end(), re);
 }
 
-std::string typeName(YAML::NodeType::value t) {
-    switch (t) {
-        case YAML::NodeType::Sequence: return "a list";
-        case YAML::NodeType::Map: return "a mapping";
-        case YAML::NodeType::Scalar: return "a scalar";
-        default: return "null";
-    }
-}
-
 std::string position(const YAML::Mark& m) {
     return "line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1);
 }
 
-// yaml-cpp node to JSON; false + error on something JSON cannot hold (non-scalar key, duplicate key).
-bool convert(const YAML::Node& n, json::value& out, std::string& error) {
-    switch (n.Type()) {
-        case YAML::NodeType::Null:
-        case YAML::NodeType::Undefined:
-            out = nullptr;
-            return true;
-        case YAML::NodeType::Scalar: {
-            const std::string& tag = n.Tag();
-            if (tag == "!" || tag == "tag:yaml.org,2002:str") out = json::string(n.Scalar());
-            else if (tag == "?" || tag.starts_with("tag:yaml.org,2002:")) out = resolvePlainScalar(n.Scalar());
-            else out = json::string(n.Scalar());
-            return true;
-        }
-        case YAML::NodeType::Sequence: {
-            json::array arr;
-            arr.reserve(n.size());
-            for (auto const& item : n) {
-                json::value v;
-                if (!convert(item, v, error)) return false;
-                arr.push_back(std::move(v));
-            }
-            out = std::move(arr);
-            return true;
-        }
-        case YAML::NodeType::Map: {
-            json::object obj;
-            for (auto const& kv : n) {
-                if (!kv.first.IsScalar() && !kv.first.IsNull()) {
-                    error = position(kv.first.Mark()) + ": mapping key must be a scalar, got " + typeName(kv.first.Type());
-                    return false;
-                }
-                std::string key = kv.first.IsNull() ? std::string("null") : kv.first.Scalar();
-                if (obj.contains(key)) {
-                    error = position(kv.first.Mark()) + ": mapping key \"" + key + "\" already defined";
-                    return false;
-                }
-                json::value v;
-                if (!convert(kv.second, v, error)) return false;
-                obj.emplace(key, std::move(v));
-            }
-            out = std::move(obj);
-            return true;
-        }
+// Thrown inside the YAML event handler (which cannot return an error); parseYaml catches it.
+struct YamlRefused {
+    std::string message;
+};
+
+[[noreturn]] void refuse(const YAML::Mark& m, const std::string& why) { throw YamlRefused{position(m) + ": " + why}; }
+
+std::string depthMessage() { return "nesting deeper than " + std::to_string(kMaxNestingDepth); }
+
+// One finished node: its JSON value and what it costs when an alias repeats it.
+struct Built {
+    json::value value;
+    std::size_t nodes = 1;
+    std::size_t bytes = 0;
+    std::size_t height = 0;            // collections nested inside, this one included
+    std::optional<std::string> key;    // the text a mapping key takes (scalars and null only)
+    std::string kind = "a scalar";     // for "mapping key must be a scalar, got a list"
+};
+
+// yaml-cpp events to JSON values, iteratively (an explicit stack, never recursion per node).
+// Aliases are expanded by copy, each copy charged against kMaxYamlNodes / kMaxYamlScalarBytes
+// before it is made; an alias to a collection still open is a cycle and refused.
+class JsonBuilder : public YAML::EventHandler {
+public:
+    std::vector<json::value> docs;
+
+    void OnDocumentStart(const YAML::Mark&) override {
+        stack_.clear(), anchors_.clear(), nodes_ = 0, bytes_ = 0, root_.reset();
     }
-    out = nullptr;
-    return true;
+    void OnDocumentEnd() override { docs.push_back(root_ ? std::move(*root_) : json::value(nullptr)); }
+
+    void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
+        Built b;
+        b.value = nullptr, b.key = "null", b.kind = "null";
+        finish(std::move(b), m, anchor);
+    }
+    void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor, const std::string& text) override {
+        Built b;
+        b.value = scalarValue(tag, text), b.bytes = text.size(), b.key = text;
+        finish(std::move(b), m, anchor);
+    }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
+        auto it = anchors_.find(anchor);
+        if (it == anchors_.end()) refuse(m, "unknown anchor");
+        if (!it->second) refuse(m, "alias refers to a node that contains it (an alias cycle)");
+        const Built& target = *it->second;
+        if (stack_.size() + target.height > kMaxNestingDepth) refuse(m, depthMessage());
+        charge(m, target.nodes, target.bytes);  // before the copy is made
+        place(Built(target), m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+        open(m, a, json::array(), "a list");
+    }
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+        open(m, a, json::object(), "a mapping");
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapEnd() override { close(); }
+
+private:
+    struct Frame {
+        Built built;
+        YAML::Mark mark;
+        YAML::anchor_t anchor = YAML::NullAnchor;
+        std::size_t nodesAtStart = 0, bytesAtStart = 0;
+        bool expectKey = true;  // mappings: the next node is a key
+        std::string key;
+    };
+
+    static json::value scalarValue(const std::string& tag, const std::string& text) {
+        if (tag == "!" || tag == "tag:yaml.org,2002:str") return json::string(text);
+        if (tag == "?" || tag.starts_with("tag:yaml.org,2002:")) return resolvePlainScalar(text);
+        return json::string(text);
+    }
+
+    void charge(const YAML::Mark& m, std::size_t nodes, std::size_t bytes) {
+        nodes_ += nodes, bytes_ += bytes;
+        if (nodes_ > kMaxYamlNodes)
+            refuse(m, "document expands to more than " + std::to_string(kMaxYamlNodes) + " nodes (aliases expanded)");
+        if (bytes_ > kMaxYamlScalarBytes)
+            refuse(m, "document expands to more than " + std::to_string(kMaxYamlScalarBytes) +
+                          " bytes of scalars (aliases expanded)");
+    }
+
+    void open(const YAML::Mark& m, YAML::anchor_t anchor, json::value container, const char* kind) {
+        if (!stack_.empty() && stack_.back().built.value.is_object() && stack_.back().expectKey)
+            refuse(m, std::string("mapping key must be a scalar, got ") + kind);
+        if (stack_.size() + 1 > kMaxNestingDepth) refuse(m, depthMessage());
+        charge(m, 1, 0);
+        if (anchor != YAML::NullAnchor) anchors_[anchor] = std::nullopt;  // open: an alias to it is a cycle
+        Frame f;
+        f.built.value = std::move(container), f.built.kind = kind, f.built.height = 1, f.built.key.reset();
+        f.mark = m, f.anchor = anchor, f.nodesAtStart = nodes_ - 1, f.bytesAtStart = bytes_;
+        stack_.push_back(std::move(f));
+    }
+
+    void close() {
+        Frame f = std::move(stack_.back());
+        stack_.pop_back();
+        f.built.nodes = nodes_ - f.nodesAtStart, f.built.bytes = bytes_ - f.bytesAtStart;
+        if (f.anchor != YAML::NullAnchor) anchors_[f.anchor] = f.built;
+        place(std::move(f.built), f.mark);
+    }
+
+    // A scalar, null or alias: charged, remembered under its anchor, placed in its parent.
+    void finish(Built b, const YAML::Mark& m, YAML::anchor_t anchor) {
+        if (stack_.size() + b.height > kMaxNestingDepth) refuse(m, depthMessage());
+        charge(m, b.nodes, b.bytes);
+        if (anchor != YAML::NullAnchor) anchors_[anchor] = b;
+        place(std::move(b), m);
+    }
+
+    void place(Built b, const YAML::Mark& m) {
+        if (stack_.empty()) return void(root_ = std::move(b.value));
+        Frame& parent = stack_.back();
+        parent.built.height = std::max(parent.built.height, b.height + 1);
+        if (parent.built.value.is_array()) return void(parent.built.value.as_array().push_back(std::move(b.value)));
+        json::object& obj = parent.built.value.as_object();
+        if (parent.expectKey) {
+            if (!b.key) refuse(m, "mapping key must be a scalar, got " + b.kind);
+            if (obj.contains(*b.key)) refuse(m, "mapping key \"" + quoteForError(*b.key) + "\" already defined");
+            parent.key = std::move(*b.key), parent.expectKey = false;
+            return;
+        }
+        obj.emplace(parent.key, std::move(b.value));
+        parent.expectKey = true;
+    }
+
+    std::vector<Frame> stack_;
+    std::unordered_map<YAML::anchor_t, std::optional<Built>> anchors_;  // nullopt: still open
+    std::optional<json::value> root_;
+    std::size_t nodes_ = 0, bytes_ = 0;
+};
+
+// A JSON field path ("spec.env[2]") for messages.
+std::string fieldPath(const std::vector<std::string>& segments) {
+    std::string out;
+    for (auto const& s : segments) {
+        if (!out.empty() && s.front() != '[') out += '.';
+        out += s;
+    }
+    return out;
+}
+
+// basic_parser handler that builds nothing: refuses duplicate keys, naming the field path.
+struct DuplicateKeyCheck {
+    static constexpr std::size_t max_array_size = -1, max_object_size = -1, max_string_size = -1, max_key_size = -1;
+    struct Level {
+        bool object = false;
+        std::size_t index = 0;
+        std::unordered_set<std::string> keys;
+    };
+    std::vector<Level> levels;
+    std::vector<std::string> path;  // one segment per open level that has a parent
+    std::string key, message;
+
+    bool fail(boost::system::error_code& ec, std::string why) {
+        message = std::move(why);
+        ec = make_error_code(boost::system::errc::invalid_argument);
+        return false;
+    }
+    // Called before any value: in an array it takes the next index as its path segment.
+    void value() {
+        if (!levels.empty() && !levels.back().object) path.back() = "[" + std::to_string(levels.back().index++) + "]";
+    }
+    bool begin(bool object) {
+        value();
+        levels.push_back(Level{object, 0, {}});
+        path.emplace_back();
+        return true;
+    }
+    bool end() {
+        levels.pop_back();
+        path.pop_back();
+        return true;
+    }
+    bool on_document_begin(boost::system::error_code&) { return true; }
+    bool on_document_end(boost::system::error_code&) { return true; }
+    bool on_array_begin(boost::system::error_code&) { return begin(false); }
+    bool on_array_end(std::size_t, boost::system::error_code&) { return end(); }
+    bool on_object_begin(boost::system::error_code&) { return begin(true); }
+    bool on_object_end(std::size_t, boost::system::error_code&) { return end(); }
+    bool on_string_part(json::string_view, std::size_t, boost::system::error_code&) { return true; }
+    bool on_string(json::string_view, std::size_t, boost::system::error_code&) { return value(), true; }
+    bool on_key_part(json::string_view s, std::size_t, boost::system::error_code&) { return key.append(s), true; }
+    bool on_key(json::string_view s, std::size_t, boost::system::error_code& ec) {
+        key.append(s);
+        path.pop_back();
+        std::string where = fieldPath(path);
+        path.push_back(key);
+        if (!levels.back().keys.insert(key).second)
+            return fail(ec, (where.empty() ? "" : where + ": ") + "duplicate key \"" + quoteForError(key) + "\"");
+        key.clear();
+        return true;
+    }
+    bool on_number_part(json::string_view, boost::system::error_code&) { return true; }
+    bool on_int64(std::int64_t, json::string_view, boost::system::error_code&) { return value(), true; }
+    bool on_uint64(std::uint64_t, json::string_view, boost::system::error_code&) { return value(), true; }
+    bool on_double(double, json::string_view, boost::system::error_code&) { return value(), true; }
+    bool on_bool(bool, boost::system::error_code&) { return value(), true; }
+    bool on_null(boost::system::error_code&) { return value(), true; }
+    bool on_comment_part(json::string_view, boost::system::error_code&) { return true; }
+    bool on_comment(json::string_view, boost::system::error_code&) { return true; }
+};
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid.
+std::size_t utf8Length(std::string_view s, std::size_t i) {
+    auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    unsigned char c = at(i);
+    if (c < 0x80) return 1;
+    std::size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (c >= 0xF5 || n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((at(i + k) & 0xC0) != 0x80) return 0;
+    unsigned char c1 = at(i + 1);
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))
+        return 0;  // overlong, surrogate or beyond U+10FFFF
+    return n;
 }
 
 std::string kindOfValue(const json::value& v) {
@@ -432,39 +599,71 @@ json::value resolvePlainScalar(std::string_view s) {
 }
 
 bool parseYaml(std::string_view text, std::vector<json::value>& docs, std::string& error) {
-    std::vector<YAML::Node> nodes;
     try {
-        nodes = YAML::LoadAll(std::string(text));
-    } catch (const YAML::ParserException& e) {
-        error = position(e.mark) + ": " + e.msg;
-        return false;
-    } catch (const std::exception& e) {
-        error = e.what();
-        return false;
-    }
-    try {
-        for (auto const& n : nodes) {
-            json::value v;
-            if (!convert(n, v, error)) return false;
-            docs.push_back(std::move(v));
+        std::istringstream in{std::string(text)};
+        YAML::Parser parser(in);
+        JsonBuilder builder;
+        while (parser.HandleNextDocument(builder)) {
         }
+        for (auto& d : builder.docs) docs.push_back(std::move(d));
+        return true;
+    } catch (const YamlRefused& e) {
+        error = e.message;
+    } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own guard, should ours ever be above it
+        error = position(e.mark) + ": " + depthMessage();
+    } catch (const YAML::Exception& e) {
+        error = position(e.mark) + ": " + e.msg;
     } catch (const std::exception& e) {
         error = e.what();
-        return false;
     }
+    return false;
+}
+
+bool parseJson(std::string_view text, json::value& out, std::string& error, bool* limitHit) {
+    json::parse_options opts;
+    opts.max_depth = kMaxNestingDepth;
+    boost::system::error_code ec;
+    json::basic_parser<DuplicateKeyCheck> check(opts);
+    check.write_some(false, text.data(), text.size(), ec);
+    if (limitHit) *limitHit = ec && (ec == json::error::too_deep || !check.handler().message.empty());
+    if (ec == json::error::too_deep) return error = depthMessage(), false;
+    if (ec) return error = check.handler().message.empty() ? ec.message() : check.handler().message, false;
+    out = json::parse(json::string_view(text.data(), text.size()), ec, {}, opts);
+    if (ec) return error = ec.message(), false;
     return true;
+}
+
+std::string toValidUtf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        std::size_t n = utf8Length(s, i);
+        if (n == 0) out += "\xEF\xBF\xBD", ++i;
+        else out.append(s.substr(i, n)), i += n;
+    }
+    return out;
+}
+
+std::string quoteForError(std::string_view s) {
+    if (s.size() <= kMaxEchoBytes) return toValidUtf8(s);
+    std::size_t cut = kMaxEchoBytes;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+    return toValidUtf8(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
 Diagnostics parseInputText(std::string_view text, const std::string& fileName, std::vector<InputDocument>& out) {
     Diagnostics d;
     auto first = text.find_first_not_of(" \t\r\n");
     if (first != text.npos && (text[first] == '{' || text[first] == '[')) {
-        boost::system::error_code ec;
-        json::parse_options opts;
-        opts.max_depth = 512;
-        json::value v = json::parse(json::string_view(text.data(), text.size()), ec, {}, opts);
-        if (!ec) {
+        json::value v;
+        std::string error;
+        bool limitHit = false;
+        if (parseJson(text, v, error, &limitHit)) {
             acceptDocument(std::move(v), fileName, d, out);
+            return d;
+        }
+        if (limitHit) {
+            d.errors.push_back(FieldError{"", "invalid JSON: " + error, ErrorType::Invalid, fileName});
             return d;
         }
         // Not strict JSON: YAML is a superset and reports line and column.
@@ -491,7 +690,7 @@ Diagnostics readInputs(const std::vector<std::string>& paths, std::vector<InputD
 std::optional<json::object> parseJsonObject(std::string_view text) {
     boost::system::error_code ec;
     json::parse_options opts;
-    opts.max_depth = 1024;
+    opts.max_depth = 2 * kMaxNestingDepth;
     auto v = json::parse(json::string_view(text.data(), text.size()), ec, {}, opts);
     if (ec || !v.is_object()) return std::nullopt;
     return std::move(v.as_object());

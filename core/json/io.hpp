@@ -20,6 +20,36 @@ struct InputDocument {
     std::string origin;
 };
 
+// Input limits, the same for every entry point (CLI files, run --config, the webhook's
+// AdmissionReview, the embedded API's request bodies). Documented in README.md "Input limits".
+//
+// Arrays and objects (YAML sequences and mappings) may nest at most this deep; deeper input is
+// refused with "nesting deeper than 256". Kubernetes objects, the trainer CRDs included, nest
+// under 50; 256 stays below yaml-cpp's own recursion guard (about 500 nodes), so YAML and JSON
+// share one limit and one message.
+inline constexpr std::size_t kMaxNestingDepth = 256;
+// One YAML document, with every alias expanded, may hold at most this many nodes (scalars,
+// sequences, mappings) and this many bytes of scalar text; beyond either it is refused, so an
+// alias bomb costs at most these bounds in memory. An alias to a node still being read (a cycle,
+// `a: &a [*a]`) is refused.
+inline constexpr std::size_t kMaxYamlNodes = 1u << 20;
+inline constexpr std::size_t kMaxYamlScalarBytes = 64u << 20;
+// A name or value quoted in an error message is cut to this many bytes (see `quoteForError`).
+inline constexpr std::size_t kMaxEchoBytes = 256;
+
+// `s` as an error message quotes it: at most kMaxEchoBytes bytes (cut on a UTF-8 boundary),
+// then "... (N bytes)" when cut; invalid UTF-8 replaced by U+FFFD.
+std::string quoteForError(std::string_view s);
+
+// `s` with every invalid UTF-8 sequence replaced by U+FFFD (valid text is returned unchanged).
+std::string toValidUtf8(std::string_view s);
+
+// Strict JSON text to a value: nesting at most kMaxNestingDepth ("nesting deeper than 256") and
+// no object with a key twice ("spec.env[0]: duplicate key \"name\"", as YAML refuses it). On
+// failure returns false and sets `error`; `limitHit` (when given) tells a refused limit or
+// duplicate key apart from text that is not JSON.
+bool parseJson(std::string_view text, json::value& out, std::string& error, bool* limitHit = nullptr);
+
 // Reads files (YAML, multi-document YAML, JSON, `kind: List`/`*List` flattened) and directories
 // (their *.yaml, *.yml, *.json files, sorted, not recursive); "-" reads stdin. Appends every
 // object to `out`; every problem is an error whose `origin` names the file. Never throws.
@@ -29,16 +59,17 @@ Diagnostics readInputs(const std::vector<std::string>& paths, std::vector<InputD
 Diagnostics parseInputText(std::string_view text, const std::string& fileName, std::vector<InputDocument>& out);
 
 // YAML (possibly several documents) to JSON values with Kubernetes (sigs.k8s.io/yaml) scalar
-// semantics; empty documents are dropped. On malformed YAML returns false and sets `error`
-// to "line L, column C: <reason>" (1-based).
+// semantics; empty documents are dropped. On malformed YAML, or YAML beyond the input limits
+// above (depth, alias cycle, expanded size), returns false and sets `error` to
+// "line L, column C: <reason>" (1-based). Never throws, never recurses per node.
 bool parseYaml(std::string_view text, std::vector<json::value>& docs, std::string& error);
 
 // What a plain (unquoted) YAML scalar means: null, bool, int64/uint64, double, else string.
 json::value resolvePlainScalar(std::string_view text);
 
-// A JSON object from API text (a server's answer, a stored body), nesting allowed as deep as
-// Kubernetes objects go (Boost.JSON's default of 32 is far too shallow for a CRD); nullopt when
-// the text is not a JSON object.
+// A JSON object from API text (a server's answer, a stored body: not user input), nesting allowed
+// to twice kMaxNestingDepth since objects the operator builds embed user input a few levels down;
+// nullopt when the text is not a JSON object.
 std::optional<json::object> parseJsonObject(std::string_view text);
 
 // JSON text; pretty = 2-space indent. Keys keep their stored order.

@@ -1,5 +1,7 @@
 #include "core/plugin/framework.hpp"
 
+#include "core/json/io.hpp"
+
 #include "core/plugin/edits.hpp"
 
 #include <algorithm>
@@ -120,9 +122,11 @@ Diagnostics Framework::checkPolicies(const json::object& info) const {
 
 void Framework::collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const {
     (void)hook;
+    // Plugin text is untrusted: invalid UTF-8 becomes U+FFFD before it reaches a JSON response
+    // (AdmissionReview, API status, conditions) or a terminal.
     for (auto const& dg : r.diagnostics) {
-        if (dg.severity == TRN_SEVERITY_WARNING) diag.warn(dg.path, dg.message);
-        else diag.add(dg.path, dg.message);
+        if (dg.severity == TRN_SEVERITY_WARNING) diag.warn(toValidUtf8(dg.path), toValidUtf8(dg.message));
+        else diag.add(toValidUtf8(dg.path), toValidUtf8(dg.message));
     }
     (void)p;
 }

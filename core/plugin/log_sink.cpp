@@ -1,5 +1,7 @@
 #include "core/plugin/log_sink.hpp"
 
+#include "core/json/io.hpp"
+
 namespace trainer::core {
 
 PluginLogSink loggerSink(log::Logger logger) {
@@ -9,7 +11,7 @@ PluginLogSink loggerSink(log::Logger logger) {
                    : level == TRN_LOG_INFO ? log::Level::Info
                    : level == TRN_LOG_WARN ? log::Level::Warn
                                            : log::Level::Error;
-        logger.log(lvl, message, {{"plugin", plugin}}, {});
+        logger.log(lvl, toValidUtf8(message), {{"plugin", plugin}}, {});  // untrusted text: valid UTF-8 only
     };
 }
 

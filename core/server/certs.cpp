@@ -1,5 +1,7 @@
 #include "core/server/certs.hpp"
 
+#include "core/server/atomic_file.hpp"
+
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -9,12 +11,6 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <utility>
@@ -98,31 +94,6 @@ std::string toPem(Writer write) {
     return std::string(data, static_cast<std::size_t>(len));
 }
 
-// Writes `content` to dir/name through a temporary file and rename, so readers never see half a file.
-std::string writeAtomically(const std::filesystem::path& dir, const std::string& name, const std::string& content,
-                            mode_t mode) {
-    auto tmp = dir / ("." + name + ".tmp");
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0) return "write " + tmp.string() + ": " + std::strerror(errno);
-    ::fchmod(fd, mode);
-    std::size_t done = 0;
-    while (done < content.size()) {
-        ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            std::string err = "write " + tmp.string() + ": " + std::strerror(errno);
-            ::close(fd);
-            return err;
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    ::fsync(fd);
-    ::close(fd);
-    std::error_code ec;
-    std::filesystem::rename(tmp, dir / name, ec);
-    return ec ? "rename " + tmp.string() + ": " + ec.message() : std::string();
-}
-
 }  // namespace
 
 std::vector<std::string> servingDnsNames(const CertOptions& opts) {
@@ -175,7 +146,8 @@ std::string generateCertificates(const std::string& dir, const CertOptions& opts
     // The key first: a watcher that sees the new tls.crt finds its key already in place.
     for (const auto& [name, content, mode] : {std::tuple{"tls.key", keyPem, 0600}, std::tuple{"ca.crt", caPem, 0644},
                                               std::tuple{"tls.crt", certPem, 0644}})
-        if (auto err = writeAtomically(dir, name, content, static_cast<mode_t>(mode)); !err.empty()) return err;
+        if (auto r = writeFileAtomically(std::filesystem::path(dir) / name, content, {static_cast<mode_t>(mode)}); !r.ok())
+            return r.error;
     return {};
 }
 

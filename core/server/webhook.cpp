@@ -1,5 +1,6 @@
 #include "core/server/webhook.hpp"
 
+#include "core/json/io.hpp"
 #include "core/log/log.hpp"
 #include "core/server/metrics.hpp"
 
@@ -71,12 +72,10 @@ std::optional<AdmissionRequest> parseReview(const Request& req, std::string& api
         error = "request body is empty";
         return std::nullopt;
     }
-    boost::system::error_code ec;
-    json::parse_options opts;
-    opts.max_depth = 512;  // objects nest deeper than Boost.JSON's default 32 (a CRD's schema)
-    json::value doc = json::parse(req.body, ec, {}, opts);
-    if (ec) {
-        error = "couldn't decode AdmissionReview: " + ec.message();
+    json::value doc;
+    std::string why;
+    if (!parseJson(req.body, doc, why)) {  // the input limits every entry point shares (core/json/io.hpp)
+        error = "couldn't decode AdmissionReview: " + why;
         return std::nullopt;
     }
     if (!doc.is_object()) {

@@ -1,5 +1,8 @@
 #include "core/store/sqlite_store.hpp"
 
+#include "core/log/log.hpp"
+#include "core/store/private_file.hpp"
+
 #include <sqlite3.h>
 
 #include <charconv>
@@ -198,6 +201,12 @@ SqliteStore::~SqliteStore() {
 
 SqliteOpenResult SqliteStore::open(const std::string& path, SqliteStoreOptions options) {
     SqliteOpenResult result;
+    std::vector<std::string> warnings;
+    if (auto error = preparePrivateStoreFile(path, warnings); !error.empty()) {
+        result.error = path + ": cannot open store: " + error;
+        return result;
+    }
+    for (auto const& w : warnings) log::Logger("store").warn("Narrowed the store's file mode", {{"warning", w}});
     std::unique_ptr<SqliteStore> store(new SqliteStore(path, std::move(options)));
     int rc = sqlite3_open_v2(path.c_str(), &store->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                              nullptr);

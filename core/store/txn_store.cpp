@@ -1,5 +1,7 @@
 #include "core/store/txn_store.hpp"
 
+#include "core/store/immutable_fields.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <set>
@@ -164,6 +166,16 @@ bool validKey(const ObjectKey& k, const Messages& msg, Result& r, bool allowGene
     return true;
 }
 
+// Invalid when `next` changes a field `current` makes immutable; true when the update may proceed.
+template <class Result>
+bool mutableFields(const ObjectKey& k, const json::object& current, const json::object& next, const Messages& msg,
+                   Result& r) {
+    auto errors = immutableFieldErrors(current, next);
+    if (errors.empty()) return true;
+    fail(r, StoreStatus::Invalid, msg.invalid(k, joinFieldErrors(errors)));
+    return false;
+}
+
 bool staleVersion(const json::object& given, const json::object& current) {
     auto rv = strOf(metaOf(given), "resourceVersion");
     return !rv.empty() && rv != strOf(metaOf(current), "resourceVersion");
@@ -313,6 +325,7 @@ StoreResult TxnStore::update(const json::object& input) {
             r.object = std::move(next);
             return;
         }
+        if (!mutableFields(key, *current, next, msg, r)) return;
         if (specOf(next) != specOf(*current)) metaOf(next)["generation"] = generationOf(*current) + 1;
         commitObject(txn, key, next, ChangeType::Modified);
         if (markedForDeletion(next) && !hasFinalizers(next)) {
@@ -382,6 +395,7 @@ ApplyResult TxnStore::apply(const json::object& input, std::string_view fieldMan
             r.outcome = ApplyOutcome::Unchanged;
             return;
         }
+        if (!mutableFields(key, *current, next, msg, r)) return;
         if (specOf(next) != specOf(*current)) nm["generation"] = generationOf(*current) + 1;
         setManager(next, fieldManager, stamp);
         commitObject(txn, key, next, ChangeType::Modified);

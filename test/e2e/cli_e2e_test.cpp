@@ -5,6 +5,7 @@
 
 #include "../support/process.hpp"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -383,6 +384,142 @@ BOOST_AUTO_TEST_CASE(render_trainjobstatus_gate_on, *boost::unit_test::disabled(
     BOOST_TEST(missing.err.find("failed to look up status server tls secret: secrets \"kubeflow-trainer-webhook-cert\" not found") !=
                    std::string::npos,
                missing.err);
+}
+
+// `certs` into a directory holding planted symlinks (at the old temporary name and at the key's
+// name): the private key never goes through a link, tls.key becomes a regular 0600 file; a
+// directory it cannot write to is a clear error, exit 1.
+BOOST_AUTO_TEST_CASE(certs_never_writes_through_planted_links) {
+    TempDir t;
+    const fs::path dir = t.path / "out";
+    fs::create_directories(dir);
+    const fs::path victim = t.path / "victim";
+    std::ofstream(victim) << "untouched";
+    fs::create_symlink(victim, dir / ".tls.key.tmp");
+    fs::create_symlink(victim, dir / "tls.key");
+    auto r = opNoDir("certs --out-dir " + dir.string());
+    BOOST_TEST_REQUIRE(r.exit == 0, r.err);
+    BOOST_TEST(slurp(victim) == "untouched");
+    BOOST_TEST(!fs::is_symlink(dir / "tls.key"));
+    BOOST_TEST(slurp(dir / "tls.key").find("PRIVATE KEY") != std::string::npos);
+    BOOST_TEST(static_cast<int>(fs::status(dir / "tls.key").permissions() & fs::perms::all) == 0600);
+    for (auto const& e : fs::directory_iterator(dir)) {
+        auto name = e.path().filename().string();
+        BOOST_TEST(!(name.ends_with(".tmp") && !e.is_symlink()), "left over: " << name);
+    }
+    // /proc refuses new files even to root.
+    auto refused = opNoDir("certs --out-dir /proc/self");
+    BOOST_TEST(refused.exit == 1);
+    BOOST_TEST(refused.err.starts_with("error: create /proc/self/.tls.key."), refused.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- input limits (issue 12, item 4): every entry point refuses, exit 1, clear error ----
+
+BOOST_AUTO_TEST_SUITE(input_limits)
+
+namespace {
+
+std::string laughs() {
+    std::string y = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+    for (char c = 'b'; c <= 'i'; ++c) {
+        y += std::string(1, c) + ": &" + c + " [";
+        for (int i = 0; i < 9; ++i) y += std::string(i ? ",*" : "*") + static_cast<char>(c - 1);
+        y += "]\n";
+    }
+    return y;
+}
+
+// Peak resident set (KiB) of `cmd` and its children alone: measured in a forked child.
+long peakRssKiB(const std::string& cmd) {
+    int fds[2];
+    BOOST_REQUIRE(::pipe(fds) == 0);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        int rc = std::system(cmd.c_str());
+        (void)rc;
+        struct rusage ru {};
+        ::getrusage(RUSAGE_CHILDREN, &ru);
+        long v = ru.ru_maxrss;
+        ssize_t w = ::write(fds[1], &v, sizeof v);
+        ::_exit(w == sizeof v ? 0 : 1);
+    }
+    ::close(fds[1]);
+    long v = -1;
+    BOOST_REQUIRE(::read(fds[0], &v, sizeof v) == static_cast<ssize_t>(sizeof v));
+    ::close(fds[0]);
+    ::waitpid(pid, nullptr, 0);
+    return v;
+}
+
+const std::string kJob =
+    "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: x}\n"
+    "spec: {runtimeRef: {name: torch-distributed}}\n";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(self_referencing_alias_is_refused_by_every_command) {
+    TempDir d;
+    auto f = d.write("loop.yaml", "a: &a [*a]").string();
+    for (std::string cmd : {"validate -f " + f, "render -f " + f, "apply --store " + d.file("s.db") + " -f " + f}) {
+        auto r = op(cmd);
+        BOOST_TEST(r.exit == 1, cmd << ": exit " << r.exit << " " << r.err);
+        BOOST_TEST(r.err.find("alias cycle") != std::string::npos, r.err);
+    }
+    auto run = op("run --store " + d.file("r.db") + " --config " + f);
+    BOOST_TEST(run.exit == 1, run.err);
+    BOOST_TEST(run.err.find("alias cycle") != std::string::npos, run.err);
+}
+
+BOOST_AUTO_TEST_CASE(billion_laughs_is_refused_within_the_expansion_bound) {
+    TempDir d;
+    auto f = d.write("laughs.yaml", laughs()).string();
+    auto r = op("validate -f " + f);
+    BOOST_TEST(r.exit == 1);
+    BOOST_TEST(r.err.find("expands to more than 1048576 nodes") != std::string::npos, r.err);
+    long kib = peakRssKiB(kBin + " validate -f " + f + " --plugin-dir " + kPlugins + " 2>/dev/null");
+    BOOST_TEST(kib > 0);
+    BOOST_TEST(kib < 1024 * 1024, "peak RSS " << kib << " KiB");  // unbounded: > 4 GB
+}
+
+BOOST_AUTO_TEST_CASE(deep_json_duplicate_keys_unknown_kind_and_duplicate_objects) {
+    TempDir d;
+    auto deep = d.write("deep.json", std::string(600, '[') + std::string(600, ']')).string();
+    auto r = op("validate -f " + deep);
+    BOOST_TEST(r.exit == 1);
+    BOOST_TEST(r.err.find("nesting deeper than 256") != std::string::npos, r.err);
+    BOOST_TEST(r.err.find("malformed YAML") == std::string::npos, r.err);
+
+    auto dup = d.write("dup.json", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","name":"b"}})").string();
+    r = op("render -f " + dup);
+    BOOST_TEST(r.exit == 1);
+    BOOST_TEST(r.err.find("metadata: duplicate key \"name\"") != std::string::npos, r.err);
+
+    auto unk = d.write("unk.yaml", kJob + "---\napiVersion: v1\nkind: ConfgMap\nmetadata: {name: c}\n").string();
+    r = op("validate -f " + unk);
+    BOOST_TEST(r.exit == 1);
+    BOOST_TEST(r.err.find("unk.yaml (document 2): kind: unknown apiVersion/kind \"v1\" \"ConfgMap\"") != std::string::npos,
+               r.err);
+
+    auto job = d.write("job.yaml", kJob).string();
+    for (std::string cmd : {"render -f " + job + " -f " + job, "apply --store " + d.file("s.db") + " -f " + job + " -f " + job}) {
+        r = op(cmd);
+        BOOST_TEST(r.exit == 1, cmd);
+        BOOST_TEST(r.out.empty());
+        BOOST_TEST(r.err.find("duplicate object TrainJob default/x") != std::string::npos, r.err);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_huge_name_is_echoed_truncated) {
+    TempDir d;
+    std::string name(10 << 20, 'a');
+    auto f = d.write("big.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: " + name +
+                                     "}\nspec: {runtimeRef: {name: torch-distributed}}\n").string();
+    auto r = op("validate -f " + f);
+    BOOST_TEST(r.exit == 1);
+    BOOST_TEST(r.err.find("... (10485760 bytes)") != std::string::npos);
+    BOOST_TEST(r.err.size() < 64 * 1024u, "stderr has " << r.err.size() << " bytes");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -717,6 +718,64 @@ BOOST_AUTO_TEST_CASE(namespaces_list_create_delete) {
     BOOST_TEST(deleted.out == "namespace \"e2e-x\" deleted\n");
     BOOST_TEST(eventually([] { return notFound(kubectl("get ns e2e-x")); }), kubectl("get ns e2e-x -o yaml").out);
     BOOST_TEST(notFound(kubectl("get configmap in-x -n e2e-x")));
+}
+
+// The store holds Secrets (the MPI SSH keys among them): it, its -wal and -shm, the kubeconfig and
+// the API's credentials are the owner's alone.
+BOOST_AUTO_TEST_CASE(the_store_and_credentials_are_private) {
+    auto& c = Cluster::get();
+    auto modeOf = [](const std::string& p) {
+        struct stat st {};
+        return ::lstat(p.c_str(), &st) == 0 ? int(st.st_mode & 07777) : -1;
+    };
+    const std::string store = c.dir.file("store.db");
+    for (auto const& f : {store, store + "-wal", store + "-shm", c.kubeconfig, store + ".certs/tls.key",
+                          store + ".certs/token"})
+        BOOST_TEST(modeOf(f) == 0600, f << " mode " << std::oct << modeOf(f));
+    BOOST_TEST(modeOf(store + ".certs") == 0700, "cert dir mode " << std::oct << modeOf(store + ".certs"));
+}
+
+// `immutable: true` on a Secret or ConfigMap: its data can no longer change, by any verb, and
+// `immutable` cannot be turned off (the API server's wording and 422).
+BOOST_AUTO_TEST_CASE(immutable_secret_and_config_map_refuse_updates) {
+    auto& c = Cluster::get();
+    const std::string forbidden = "Forbidden: field is immutable when `immutable` is set";
+    auto secret = [&](const std::string& file, const std::string& data, const std::string& immutable) {
+        return c.dir.write(file, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: imm\nimmutable: " + immutable + "\n" +
+                                     data + "\n").string();
+    };
+    auto created = kubectl("apply --server-side -f " + quote(secret("imm-1.yaml", "data:\n  key: b25l", "true")));
+    BOOST_TEST_REQUIRE(created.exit == 0, created.err);
+    const std::string before = jsonpath("secret imm", "{.data}") + jsonpath("secret imm", "{.stringData}");
+    struct Attempt {
+        std::string args;
+        std::string field;
+    };
+    const std::vector<Attempt> attempts{
+        {"apply --server-side -f " + quote(secret("imm-2.yaml", "stringData:\n  key: two", "true")), "data"},
+        {"apply --server-side -f " + quote(secret("imm-3.yaml", "data:\n  key: b25l", "false")), "immutable"},
+        {"patch secret imm --type=merge -p " + quote(R"({"data":{"key":"dHdv"}})"), "data"},
+        {"patch secret imm --type=merge -p " + quote(R"({"stringData":{"other":"x"}})"), "data"},
+    };
+    for (auto const& a : attempts) {
+        auto r = kubectl(a.args);
+        BOOST_TEST(r.exit != 0, a.args);
+        BOOST_TEST(contains(r.err, "Secret \"imm\" is invalid: " + a.field + ": " + forbidden), a.args << ": " << r.err);
+        BOOST_TEST(jsonpath("secret imm", "{.data}") + jsonpath("secret imm", "{.stringData}") == before);
+    }
+    BOOST_TEST(kubectl("label secret imm team=ml").exit == 0);
+
+    auto cm = c.dir.write("imm-cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: imm\nimmutable: true\n"
+                                          "data:\n  k: v\n");
+    BOOST_TEST_REQUIRE(kubectl("apply -f " + quote(cm.string())).exit == 0);
+    auto edited = kubectl("patch configmap imm --type=merge -p " + quote(R"({"data":{"k":"w"}})"));
+    BOOST_TEST(edited.exit != 0);
+    BOOST_TEST(contains(edited.err, "ConfigMap \"imm\" is invalid: data: " + forbidden), edited.err);
+    auto dry = kubectl("patch configmap imm --dry-run=server --type=merge -p " + quote(R"({"immutable":false})"));
+    BOOST_TEST(contains(dry.err, "immutable: " + forbidden), dry.err);
+    BOOST_TEST(jsonpath("configmap imm", "{.data.k}") == "v");
+    BOOST_TEST(kubectl("delete secret imm").exit == 0);
+    BOOST_TEST(kubectl("delete configmap imm").exit == 0);
 }
 
 BOOST_AUTO_TEST_CASE(sigterm_stops_the_operator_cleanly) {

@@ -441,3 +441,21 @@ BOOST_AUTO_TEST_CASE(hostile_sizes_are_errors_not_crashes) {
     BOOST_TEST(hasError(d, "spec.trainer.resourcesPerNode.requests[cpu]", "should match"), describe(d));
     BOOST_TEST(hasError(d, "", "metadata.name must be no more than 63 characters"), describe(d));
 }
+
+// Issue 12: uniqueness is checked with a hash set (was pairwise). 20k env entries in a runtime's
+// container (no maxItems there) validate to exactly one Duplicate error; no timing asserted.
+BOOST_AUTO_TEST_CASE(twenty_thousand_env_vars_are_checked_for_duplicates) {
+    auto rt = runtime();
+    auto& c = rt.at("spec").at("template").at("spec").at("replicatedJobs").at(0).at("template").at("spec")
+                  .at("template").at("spec").at("containers").at(0).as_object();
+    json::array env;
+    for (int i = 0; i < 20000; ++i) env.push_back(json::object{{"name", "V" + std::to_string(i)}, {"value", "x"}});
+    c["env"] = env;
+    BOOST_TEST(validateSchema(rt).ok());
+    env.push_back(json::object{{"name", "V7"}, {"value", "y"}});
+    c["env"] = env;
+    auto d = validateSchema(rt);
+    BOOST_REQUIRE_EQUAL(d.errors.size(), 1u);
+    BOOST_TEST(d.errors[0].message == "Duplicate value: {\"name\":\"V7\"}");
+    BOOST_TEST(d.errors[0].path.find("env[20000]") != std::string::npos, d.errors[0].path);
+}

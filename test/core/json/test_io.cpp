@@ -307,3 +307,102 @@ BOOST_AUTO_TEST_CASE(deep_nesting_is_an_error_or_a_value_never_a_crash) {
         }
     }
 }
+
+// ---- input limits (issue 12) ----
+
+namespace {
+std::string yamlError(const std::string& text) {
+    std::vector<json::value> docs;
+    std::string error;
+    BOOST_REQUIRE(!parseYaml(text, docs, error));
+    return error;
+}
+std::string nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// The classic 9-level billion laughs (527 bytes): 10^9 strings once expanded.
+std::string billionLaughs() {
+    std::string y = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+    for (char c = 'b'; c <= 'i'; ++c) {
+        std::string prev(1, static_cast<char>(c - 1));
+        y += std::string(1, c) + ": &" + c + " [";
+        for (int i = 0; i < 9; ++i) y += (i ? ",*" : "*") + prev;
+        y += "]\n";
+    }
+    return y;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(yaml_self_referencing_alias_is_a_cycle_error) {
+    std::string e = yamlError("a: &a [*a]");
+    BOOST_TEST(e.find("alias cycle") != std::string::npos, e);
+    BOOST_TEST(yamlError("a: &a {b: *a}").find("alias cycle") != std::string::npos);
+    std::vector<InputDocument> out;
+    auto d = parseInputText("a: &a [*a]", "loop.yaml", out);
+    BOOST_TEST(!d.ok());
+    BOOST_TEST(out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(yaml_billion_laughs_is_refused_by_size) {
+    std::string e = yamlError(billionLaughs());
+    BOOST_TEST(e.find("expands to more than " + std::to_string(kMaxYamlNodes) + " nodes") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(yaml_alias_of_a_large_scalar_is_bounded_by_bytes) {
+    std::string y = "a: &a \"" + std::string(1 << 20, 'x') + "\"\nb: [";
+    for (int i = 0; i < 80; ++i) y += (i ? ",*a" : "*a");
+    y += "]\n";
+    std::string e = yamlError(y);
+    BOOST_TEST(e.find("bytes of scalars") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(yaml_small_aliases_still_expand) {
+    std::vector<json::value> docs;
+    std::string error;
+    BOOST_REQUIRE(parseYaml("base: &b {x: 1}\nuse: *b\nk: &k key\n*k : v\n", docs, error));
+    BOOST_TEST(toJson(docs.at(0)) == R"({"base":{"x":1},"use":{"x":1},"k":"key","key":"v"})");
+}
+
+BOOST_AUTO_TEST_CASE(nesting_limit_is_one_constant_for_json_and_yaml) {
+    std::vector<InputDocument> out;
+    auto d = parseInputText(nested(600), "deep.json", out);
+    BOOST_REQUIRE(!d.ok());
+    std::string want = "nesting deeper than " + std::to_string(kMaxNestingDepth);
+    BOOST_TEST(d.errors[0].message.find(want) != std::string::npos, d.errors[0].message);
+    BOOST_TEST(d.errors[0].message.find("malformed YAML") == std::string::npos);
+    BOOST_TEST(yamlError("x: " + nested(600)).find(want) != std::string::npos);
+    // An alias may not carry nesting past the limit either.
+    std::string y = "a: &a " + nested(200) + "\nb: " + std::string(200, '[') + "*a" + std::string(200, ']');
+    BOOST_TEST(yamlError(y).find(want) != std::string::npos);
+    std::string block;  // block style, one mapping per level
+    for (std::size_t i = 0; i < kMaxNestingDepth + 10; ++i) block += std::string(i * 2, ' ') + "k:\n";
+    BOOST_TEST(yamlError(block).find(want) != std::string::npos);
+    json::value v;
+    std::string error;
+    BOOST_TEST(parseJson(nested(kMaxNestingDepth), v, error), error);
+    BOOST_TEST(!parseJson(nested(kMaxNestingDepth + 1), v, error));
+}
+
+BOOST_AUTO_TEST_CASE(json_duplicate_keys_are_refused_with_the_field_path) {
+    json::value v;
+    std::string error;
+    BOOST_TEST(!parseJson(R"({"spec":{"env":[{"name":"A"},{"name":"B","name":"C"}]}})", v, error));
+    BOOST_TEST(error == R"(spec.env[1]: duplicate key "name")");
+    BOOST_TEST(!parseJson(R"({"kind":"a","kind":"b"})", v, error));
+    BOOST_TEST(error == R"(duplicate key "kind")");
+    BOOST_TEST(parseJson(R"({"a":{"k":1},"b":{"k":2}})", v, error));
+    std::vector<InputDocument> out;
+    auto d = parseInputText(R"({"apiVersion":"v1","kind":"ConfigMap","kind":"Secret"})", "dup.json", out);
+    BOOST_REQUIRE(!d.ok());
+    BOOST_TEST(d.errors[0].message.find("duplicate key \"kind\"") != std::string::npos, d.errors[0].message);
+}
+
+BOOST_AUTO_TEST_CASE(echoed_values_are_truncated_and_valid_utf8) {
+    std::string big(10 << 20, 'n');
+    std::string q = quoteForError(big);
+    BOOST_TEST(q == std::string(kMaxEchoBytes, 'n') + "... (" + std::to_string(big.size()) + " bytes)");
+    BOOST_TEST(quoteForError("short") == "short");
+    BOOST_TEST(toValidUtf8("a\xff" "b\xc3\xa9\xed\xa0\x80") == "a\xEF\xBF\xBD" "b\xc3\xa9\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    // A cut never splits a character: 255 ASCII bytes then a 2-byte é.
+    std::string s = std::string(kMaxEchoBytes - 1, 'x') + "\xc3\xa9" + std::string(10, 'y');
+    BOOST_TEST(quoteForError(s).starts_with(std::string(kMaxEchoBytes - 1, 'x') + "..."));
+}

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -308,4 +309,64 @@ BOOST_AUTO_TEST_CASE(sqlite_change_feed_compaction) {
     BOOST_TEST_REQUIRE(!feed.empty());
     BOOST_TEST(feed.front().revision == compacted + 1);
     BOOST_TEST(feed.back().revision == 30);
+}
+
+namespace {
+
+unsigned modeOf(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return 01000000;  // absent
+    return st.st_mode & 07777;
+}
+
+// The process umask set to `mask` for the scope (single-threaded tests only).
+struct UmaskScope {
+    explicit UmaskScope(mode_t mask) : old(::umask(mask)) {}
+    ~UmaskScope() { ::umask(old); }
+    mode_t old;
+};
+
+}  // namespace
+
+// The store holds Secrets: a new store file and the -wal and -shm SQLite makes beside it are
+// 0600 from their creation, whatever the umask.
+BOOST_AUTO_TEST_CASE(sqlite_new_store_files_are_private) {
+    for (mode_t mask : {mode_t(0), mode_t(022), mode_t(077)}) {
+        BOOST_TEST_CONTEXT("umask " << std::oct << mask) {
+            TempDir dir;
+            auto path = dir.file("s.db");
+            UmaskScope scope(mask);
+            auto store = openOrFail(path);
+            BOOST_TEST_REQUIRE(store->create(configMap("c")).ok());
+            for (auto const& f : {path, path + "-wal", path + "-shm"}) BOOST_TEST(modeOf(f) == 0600u, f << " " << std::oct << modeOf(f));
+        }
+    }
+}
+
+// A store made by an older version (0644) is narrowed on open, its -wal and -shm too.
+BOOST_AUTO_TEST_CASE(sqlite_existing_loose_store_is_narrowed) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    {
+        auto store = openOrFail(path);
+        BOOST_TEST_REQUIRE(store->create(configMap("c")).ok());
+        for (auto const& f : {path, path + "-wal", path + "-shm"}) BOOST_TEST_REQUIRE(::chmod(f.c_str(), 0644) == 0);
+        auto again = openOrFail(path);
+        for (auto const& f : {path, path + "-wal", path + "-shm"}) BOOST_TEST(modeOf(f) == 0600u, f);
+        BOOST_TEST(again->get(keyOf(configMap("c"))).has_value());
+    }
+    BOOST_TEST(::chmod(path.c_str(), 0660) == 0);
+    auto reopened = openOrFail(path);
+    BOOST_TEST(modeOf(path) == 0600u);
+}
+
+// A symlink at the store's path leading nowhere is refused rather than followed to create a file.
+BOOST_AUTO_TEST_CASE(sqlite_dangling_symlink_is_not_followed) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    BOOST_TEST_REQUIRE(::symlink(dir.file("elsewhere.db").c_str(), path.c_str()) == 0);
+    auto r = SqliteStore::open(path);
+    BOOST_TEST(!r.store);
+    BOOST_TEST(r.error.find("cannot open store") != std::string::npos, r.error);
+    BOOST_TEST(modeOf(dir.file("elsewhere.db")) == 01000000u);
 }

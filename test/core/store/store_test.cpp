@@ -562,3 +562,84 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(remove_preconditions, B, Backends) {
                    .ok());
     BOOST_TEST(!present(*store, "TrainJob", "x"));
 }
+
+// An immutable Secret or ConfigMap keeps its data and `immutable` through update and apply (the
+// API server's ValidateSecretUpdate / ValidateConfigMapUpdate), as the embedded API and the
+// controller both write through these calls.
+BOOST_AUTO_TEST_CASE_TEMPLATE(immutable_secrets_and_config_maps_refuse_data_changes, B, Backends) {
+    const std::string forbidden = "Forbidden: field is immutable when `immutable` is set";
+    auto secret = parseObject(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"default"},
+        "immutable":true,"type":"Opaque","data":{"k":"djE="}})");
+    auto cm = configMap("c");
+    cm["immutable"] = true;
+    cm["binaryData"] = json::object{{"b", "AAE="}};
+    struct Case {
+        const char* name;
+        json::object base;
+        std::function<void(json::object&)> edit;
+        std::string message;  // "" when allowed
+    };
+    const std::vector<Case> cases{
+        {"secret data", secret, [](json::object& o) { o["data"].as_object()["k"] = "djI="; },
+         R"(Secret "s" is invalid: data: )" + forbidden},
+        {"secret stringData", secret, [](json::object& o) { o["stringData"] = json::object{{"k", "v2"}}; },
+         R"(Secret "s" is invalid: data: )" + forbidden},
+        {"secret stringData equal to its data", secret, [](json::object& o) { o["stringData"] = json::object{{"k", "v1"}}; },
+         ""},
+        {"secret immutable back to false and data removed", secret,
+         [](json::object& o) {
+             o["immutable"] = false;
+             o["data"] = json::object{};
+         },
+         R"(Secret "s" is invalid: [immutable: )" + forbidden + ", data: " + forbidden + "]"},
+        {"secret labels", secret, [](json::object& o) { o["metadata"].as_object()["labels"] = json::object{{"a", "b"}}; }, ""},
+        {"config map data", cm, [](json::object& o) { o["data"].as_object()["k"] = "v2"; },
+         R"(ConfigMap "c" is invalid: data: )" + forbidden},
+        {"config map binaryData", cm, [](json::object& o) { o["binaryData"] = nullptr; },
+         R"(ConfigMap "c" is invalid: binaryData: )" + forbidden},
+        {"config map immutable dropped", cm, [](json::object& o) { o["immutable"] = nullptr; },
+         R"(ConfigMap "c" is invalid: immutable: )" + forbidden},
+    };
+    for (auto const& c : cases) {
+        for (bool viaApply : {false, true}) {
+            BOOST_TEST_CONTEXT(c.name << (viaApply ? " (apply)" : " (update)")) {
+                B backend;
+                auto store = backend.make();
+                auto created = store->create(c.base);
+                BOOST_TEST_REQUIRE(created.ok(), created.message);
+                auto next = created.object;
+                c.edit(next);
+                auto r = viaApply ? StoreResult(store->apply(next, "test")) : store->update(next);
+                auto stored = store->get(keyOf(created.object));
+                BOOST_TEST_REQUIRE(stored.has_value());
+                if (c.message.empty()) {
+                    BOOST_TEST(r.ok(), r.message);
+                    continue;
+                }
+                BOOST_TEST((r.status == StoreStatus::Invalid), r.status);
+                BOOST_TEST(r.message == c.message);
+                BOOST_TEST(*stored == created.object);
+                BOOST_TEST(store->revision() == 1);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(mutable_secrets_change_and_may_become_immutable, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto secret = parseObject(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"default"},
+        "data":{"k":"djE="}})");
+    auto r = store->create(secret);
+    BOOST_TEST_REQUIRE(r.ok(), r.message);
+    auto next = r.object;
+    next["data"].as_object()["k"] = "djI=";
+    next["immutable"] = true;
+    auto u = store->update(next);
+    BOOST_TEST_REQUIRE(u.ok(), u.message);
+    next = u.object;
+    next["data"].as_object()["k"] = "djM=";
+    BOOST_TEST((store->update(next).status == StoreStatus::Invalid));
+    BOOST_TEST(store->get(keyOf(u.object))->at("data").as_object().at("k").as_string() == "djI=");
+    BOOST_TEST(store->remove(keyOf(u.object)).ok());
+}
