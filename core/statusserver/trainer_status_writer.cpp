@@ -41,7 +41,10 @@ std::optional<WriteResult> confirmAbsent(Store& store, const ObjectKey& key) {
                        {"status", json::object{}}};
     auto r = store.updateStatus(probe);
     if (r.status == StoreStatus::NotFound) return WriteResult{WriteOutcome::NotFound, r.message};
-    if (r.status == StoreStatus::Conflict) return std::nullopt;
+    // The embedded store answers Conflict for an existing object; kube-apiserver (a RemoteStore
+    // whose informer cache missed) answers 422 "metadata.resourceVersion: must be specified for an
+    // update", as a custom resource's status allows no unconditional update: it exists too.
+    if (r.status == StoreStatus::Conflict || r.status == StoreStatus::Invalid) return std::nullopt;
     return WriteResult{WriteOutcome::Error, "reading " + key.display() + ": " +
                                                 (r.ok() ? std::string("store wrote a probe") : r.message)};
 }

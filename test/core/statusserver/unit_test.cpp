@@ -344,6 +344,23 @@ BOOST_AUTO_TEST_CASE(outcomes) {
     // get() keeps missing an object the probe says exists: gives up after maxAttempts.
     store.onUpdateStatus = nullptr;
     BOOST_TEST((writeTrainerStatus(store, "team-a", "job", kStatus, 3).outcome == WriteOutcome::Error));
+    // A cache that misses once, and the probe answered as kube-apiserver answers it for an
+    // existing TrainJob (422): read again, then written.
+    int misses = 1;
+    store.onGet = [&](const trainer::core::ObjectKey& k) {
+        return misses-- > 0 ? std::optional<json::object>() : store.inner.get(k);
+    };
+    store.onUpdateStatus = [&](const json::object& o) {
+        if (o.at("metadata").at("resourceVersion") == "0") return failed(trainer::core::StoreStatus::Invalid);
+        return store.inner.updateStatus(o);
+    };
+    auto afterMiss = writeTrainerStatus(store, "team-a", "job", kStatus, 3);
+    BOOST_TEST((afterMiss.outcome == WriteOutcome::Written), afterMiss.message);
+    BOOST_TEST(store.inner.get(jobKey("job"))->at("status").at("trainerStatus") == json::value(kStatus));
+    store.onGet = nullptr;
+    store.onUpdateStatus = nullptr;
+    rv = trainer::test::resourceVersion(store.inner, "team-a", "job");
+    revision = store.revision();
 
     BOOST_TEST(trainer::test::resourceVersion(store.inner, "team-a", "job") == rv);
     BOOST_TEST(store.revision() == revision);
