@@ -333,11 +333,11 @@ BOOST_AUTO_TEST_CASE(render_trainjobstatus_gate_off_is_byte_identical) {
     }
 }
 
-// Gate on through `render --config FILE` (enable once render takes --config): every TrainJob
+// Gate on through `render --config FILE`: every TrainJob
 // gets `<job>-tls-config` with the Secret's ca.crt, and every container of its trainer
 // replicated job the env, the mount and the projected volume; without the Secret the render
 // fails with upstream's message.
-BOOST_AUTO_TEST_CASE(render_trainjobstatus_gate_on, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(render_trainjobstatus_gate_on) {
     BOOST_TEST_REQUIRE(pluginBuilt("trainjobstatus"));
     TempDir d;
     auto cfg = d.write("config.yaml",
@@ -384,6 +384,33 @@ BOOST_AUTO_TEST_CASE(render_trainjobstatus_gate_on, *boost::unit_test::disabled(
     BOOST_TEST(missing.err.find("failed to look up status server tls secret: secrets \"kubeflow-trainer-webhook-cert\" not found") !=
                    std::string::npos,
                missing.err);
+}
+
+// Upstream's shipped controller Configuration (test/fixtures/upstream/config/) through validate
+// and render unchanged: accepted, and what it builds is what no --config builds (its values are
+// upstream's defaults; the TrainJobStatus gate stays off).
+BOOST_AUTO_TEST_CASE(upstreams_configuration_through_validate_and_render) {
+    const std::string cfg = std::string(TRAINER_SHARED_DIR) + "/config/controller_manager_config.yaml";
+    auto validated = op("validate --config " + cfg + " -f " + kSrc + "/examples");
+    BOOST_TEST(validated.exit == 0, validated.err);
+    auto with = op("render --config " + cfg + " -f " + kSrc + "/examples -o json");
+    auto without = op("render -f " + kSrc + "/examples -o json");
+    BOOST_REQUIRE_MESSAGE(with.exit == 0, with.err);
+    BOOST_REQUIRE_MESSAGE(without.exit == 0, without.err);
+    // The MPI SSH key pair is fresh in every render: compared without its two lines.
+    auto keyless = [](const std::string& text) {
+        std::istringstream in(text);
+        std::string out;
+        for (std::string line; std::getline(in, line);)
+            if (line.find("\"ssh-privatekey\"") == std::string::npos && line.find("\"ssh-publickey\"") == std::string::npos)
+                out += line + "\n";
+        return out;
+    };
+    BOOST_TEST(!with.out.empty());
+    BOOST_TEST(keyless(with.out) == keyless(without.out));
+    auto bad = op("render --config " + cfg + " --feature-gates NoSuchGate=true -f " + kSrc + "/examples");
+    BOOST_TEST(bad.exit == 1);
+    BOOST_TEST(bad.err.find("NoSuchGate") != std::string::npos, bad.err);
 }
 
 // `certs` into a directory holding planted symlinks (at the old temporary name and at the key's
