@@ -39,9 +39,12 @@ const std::vector<Command>& commands() {
         {"validate", "validate -f PATH [-f PATH ...] [--plugin-dir DIR] [--config FILE] [--feature-gates GATES]",
          "Run admission (CRD schema, CEL rules, validation plugins) on every TrainJob and runtime in the inputs",
          {kFile, kPluginDir, configFlag(), featureGatesFlag()}, 0, 0, &cmdValidate},
-        {"plugins", "plugins [--plugin-dir DIR] [-o json]",
+        {"plugins", "plugins [--plugin-dir DIR] [--config FILE] [-o json] [--print-pins]",
          "Show the plugins that were loaded and the files that were rejected, with the reason",
-         {kPluginDir, {"output", 'o', true, false, "table or json", "table"}}, 0, 0, &cmdPlugins},
+         {kPluginDir, configFlag(), {"output", 'o', true, false, "table or json", "table"},
+          {"print-pins", 0, false, false,
+           "print the loaded plugins' hashes as a Configuration block (plugins.sha256) ready to paste", ""}},
+         0, 0, &cmdPlugins},
         {"run",
          "run --plugin-dir DIR [--store PATH] [--config FILE] [--feature-gates GATES] [--health-probe-bind-address ADDR] "
          "[--metrics-bind-address ADDR] [--webhook-port N] [--webhook-cert-dir DIR] [--workers N] [--zap-* ...] "

@@ -108,8 +108,15 @@ int cmdPlugins(const Args& args, Io& io) {
         return 1;
     }
     Session s;
-    s.loadPlugins(pluginDir(args));
+    std::string dir;
+    if (!configuredSession(args, io, s, dir)) return 1;
+    s.loadPlugins(dir);
     auto const& reg = s.registry();
+    if (args.has("print-pins")) {
+        for (auto const& r : reg.rejected()) io.err << "rejected: " << r.reason << "\n";
+        io.out << pinsYaml(reg);
+        return 0;
+    }
     if (format == "json") {
         json::array plugins, rejected;
         for (auto const& p : reg.plugins()) {

@@ -13,7 +13,7 @@ namespace trainer::core::controller {
 
 namespace {
 
-enum class T { Object, String, Int, Bool, Number, Duration, StringList, MapInt, MapBool, MapObject };
+enum class T { Object, String, Int, Bool, Number, Duration, StringList, MapInt, MapBool, MapObject, MapString };
 
 // Lists with a maximum length and item length (kubebuilder markers of upstream's TLSOptions).
 struct ListLimit {
@@ -24,7 +24,7 @@ struct ListLimit {
 constexpr std::array<ListLimit, 2> kListLimits{{{"tls.cipherSuites", 100, 100}, {"tls.nextProtos", 10, 32}}};
 
 // Every field the decoder accepts, by path. Anything else is an unknown field.
-constexpr std::array<std::pair<std::string_view, T>, 47> kFields{{
+constexpr std::array<std::pair<std::string_view, T>, 48> kFields{{
     {"apiVersion", T::String},
     {"kind", T::String},
     {"webhook", T::Object},
@@ -72,6 +72,7 @@ constexpr std::array<std::pair<std::string_view, T>, 47> kFields{{
     {"plugins.disabled", T::StringList},
     {"plugins.config", T::MapObject},
     {"plugins.priorities", T::MapInt},
+    {"plugins.sha256", T::MapString},
 }};
 
 const T* fieldType(std::string_view path) {
@@ -103,13 +104,15 @@ std::string typeError(const json::value& v, T t) {
         return "";
     case T::MapInt:
     case T::MapBool:
-    case T::MapObject: {
+    case T::MapObject:
+    case T::MapString: {
         if (!v.is_object()) return "expected a map";
         for (auto const& [k, e] : v.get_object()) {
             (void)k;
             if (t == T::MapInt && !intLike(e)) return "expected a map of integers";
             if (t == T::MapBool && !e.is_bool()) return "expected a map of booleans";
             if (t == T::MapObject && !e.is_object() && !e.is_null()) return "expected a map of objects";
+            if (t == T::MapString && !e.is_string()) return "expected a map of strings";
         }
         return "";
     }
@@ -280,6 +283,10 @@ Diagnostics validateConfiguration(const Configuration& cfg) {
             if (n == m) d.add("plugins.disabled", "Invalid value: \"" + n + "\": also listed in plugins.enabled");
     for (auto const& [n, p] : cfg.plugins.priorities)
         if (p < INT32_MIN || p > INT32_MAX) d.add("plugins.priorities[" + n + "]", "Invalid value: out of int32 range");
+    static const std::regex sha256Re("^[0-9a-fA-F]{64}$");
+    for (auto const& [n, h] : cfg.plugins.sha256)
+        if (!std::regex_match(h, sha256Re))
+            d.add("plugins.sha256[" + n + "]", "Invalid value: \"" + h + "\": not a sha256 (64 hexadecimal digits)");
     validateLeaderElection(cfg, d);
     return d;
 }
@@ -364,6 +371,9 @@ Diagnostics parseConfiguration(const json::value& doc, Configuration& out) {
             if (n < INT32_MIN || n > INT32_MAX) d.add("plugins.priorities[" + std::string(k) + "]", "Invalid value: out of int32 range");
             else out.plugins.priorities[std::string(k)] = static_cast<int32_t>(n);
         }
+    });
+    with(o, "plugins.sha256", [&](const json::value& v) {
+        for (auto const& [k, h] : v.get_object()) out.plugins.sha256[std::string(k)] = std::string(h.get_string());
     });
     d.append(validateConfiguration(out));
     return d;

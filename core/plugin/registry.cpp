@@ -1,23 +1,24 @@
+// Loading and rejection: the registry's directory scan and the per-file load sequence
+// (trust checks and the single open, ELF check, hash and pins, dlopen through the open
+// descriptor, entry point, descriptor checks, claims, create()). Each refusal is one
+// sentence naming the file and the reason (ABI rule 15).
 #include "core/plugin/registry.hpp"
 
 #include "core/plugin/call.hpp"
+#include "core/plugin/registry_internal.hpp"
 
 #include <boost/dll/shared_library.hpp>
-#include <openssl/evp.h>
 
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 namespace trainer::core {
 
 namespace fs = std::filesystem;
+using detail::Refusal;
 
 const char* hookName(Hook h) {
     for (auto const& i : kHooks)
@@ -34,128 +35,152 @@ std::vector<std::string> LoadedPlugin::extensionPoints() const {
 
 namespace {
 
-std::string abiString(uint32_t v) { return std::to_string(v >> 16) + "." + std::to_string(v & 0xffffu); }
+using EntryFn = const trn_plugin_descriptor*(const trn_host_info*);
 
-// Libraries are never unloaded (rule 8): handles move here and live until process exit.
-std::vector<boost::dll::shared_library>& keptLibraries() {
-    static auto* libs = new std::vector<boost::dll::shared_library>();
-    return *libs;
-}
-std::mutex& keptLibrariesMutex() {
+// Libraries are never unloaded (rule 8): handles move here and live until process exit, and
+// so does the descriptor each was loaded through, so that no later file gets the same
+// /proc/self/fd/<n> name (the dynamic loader would hand back the earlier library by name).
+struct KeptLibrary {
+    boost::dll::shared_library library;
+    int fd;
+};
+void keep(boost::dll::shared_library lib, int fd) {
+    static auto* libs = new std::vector<KeptLibrary>();
     static std::mutex m;
-    return m;
+    std::lock_guard<std::mutex> g(m);
+    libs->push_back(KeptLibrary{std::move(lib), fd});
 }
 
-std::string sha256File(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {};
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-    char buf[65536];
-    while (in) {
-        in.read(buf, sizeof buf);
-        if (in.gcount() > 0) EVP_DigestUpdate(ctx, buf, static_cast<size_t>(in.gcount()));
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+    for (size_t at = s.find(from); !from.empty() && at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+// dlopen through the open descriptor, so what runs is what was checked and hashed.
+std::optional<Refusal> loadLibrary(detail::TrustedFile& file, const std::string& path, EntryFn*& entry) {
+    boost::dll::shared_library lib;
+    boost::dll::fs::error_code dlErr;
+    const std::string via = file.procPath();
+    lib.load(via, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, dlErr);
+    if (dlErr || !lib.is_loaded()) {
+        const char* why = dlerror();
+        return Refusal{"it cannot be loaded (" + replaceAll(why ? why : dlErr.message(), via, path) + ")", "load_failed"};
     }
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_DigestFinal_ex(ctx, md, &n);
-    EVP_MD_CTX_free(ctx);
-    static const char* hex = "0123456789abcdef";
-    std::string out;
-    for (unsigned i = 0; i < n; ++i) {
-        out += hex[md[i] >> 4];
-        out += hex[md[i] & 15];
+    if (!lib.has(TRN_ENTRY_SYMBOL)) {
+        keep({}, file.release());  // the library is unloaded, its descriptor number stays taken
+        return Refusal{std::string("it has no entry point ") + TRN_ENTRY_SYMBOL, "no_entry_point"};
     }
-    return out;
+    entry = &lib.get<EntryFn>(TRN_ENTRY_SYMBOL);
+    keep(std::move(lib), file.release());
+    return std::nullopt;
 }
 
-// Reads the ELF header: "" when it is a 64-bit shared object for this machine, else why not.
-std::string elfProblem(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return "it cannot be read";
-    unsigned char h[20] = {};
-    in.read(reinterpret_cast<char*>(h), sizeof h);
-    if (in.gcount() < 20 || std::memcmp(h, "\x7f" "ELF", 4) != 0) return "it is not an ELF shared object";
-    uint16_t type = static_cast<uint16_t>(h[16] | (h[17] << 8));
-    if (type != 3 /* ET_DYN */) return "it is an ELF file but not a shared object";
-    return {};
+std::optional<Refusal> callEntry(EntryFn* entry, const trn_host_info& host, const trn_plugin_descriptor*& d) {
+    try {
+        d = entry(&host);
+    } catch (...) {
+        return Refusal{"its entry point threw an exception (ABI rule 7)", "entry_threw"};
+    }
+    if (!d) return Refusal{"its entry point returned no descriptor", "no_descriptor"};
+    return std::nullopt;
 }
 
-// Field `member` of a size-prefixed struct is present when struct_size covers it (rule 4).
-template <class S, class M>
-bool has(const S* s, M S::*member) {
-    auto offset = reinterpret_cast<size_t>(&(static_cast<S*>(nullptr)->*member));
-    return s->struct_size >= offset + sizeof(M);
+std::optional<Refusal> headerProblem(const trn_plugin_descriptor* d, const trn_host_info& host) {
+    const size_t minimum = offsetof(trn_plugin_descriptor, destroy) + sizeof(d->destroy);
+    if (d->struct_size < minimum)
+        return Refusal{"its descriptor is " + std::to_string(d->struct_size) + " bytes, smaller than the " +
+                           std::to_string(minimum) + " bytes every ABI 1.x descriptor has",
+                       "descriptor_too_small"};
+    if ((d->abi_version >> 16) != TRN_ABI_MAJOR || d->abi_version < host.abi_min || d->abi_version > host.abi_max)
+        return Refusal{"it was built for ABI " + detail::abiString(d->abi_version) + ", not in the host's range " +
+                           detail::abiString(host.abi_min) + "-" + detail::abiString(host.abi_max),
+                       "abi_out_of_range"};
+    static const std::regex nameRe("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
+    std::string name = d->name ? d->name : "";
+    if (!std::regex_match(name, nameRe))
+        return Refusal{"its name \"" + name + "\" is not a lowercase DNS label", "bad_name"};
+    return std::nullopt;
 }
 
-void hostLog(trn_call* call, int32_t level, trn_str message) {
-    if (!call || !call->logSink || !*call->logSink || !call->plugin) return;
-    (*call->logSink)(call->plugin->name, level, std::string_view(message.data ? message.data : "", message.size));
-}
-void hostDiagnostic(trn_call* call, int32_t severity, trn_str path, trn_str message) {
-    if (!call) return;
-    call->diagnostics.push_back({severity, std::string(path.data ? path.data : "", path.size),
-                                 std::string(message.data ? message.data : "", message.size)});
-}
-void hostEmit(trn_call* call, trn_str doc) {
-    if (!call) return;
-    call->emitted.emplace_back(doc.data ? doc.data : "", doc.size);
-}
-int32_t hostLookup(trn_call* call, trn_str apiVersion, trn_str kind, trn_str ns, trn_str name, trn_str* out) {
-    if (!call || !call->cluster || !out) return TRN_LOOKUP_NOT_FOUND;
-    auto s = [](trn_str x) { return std::string(x.data ? x.data : "", x.size); };
-    auto obj = call->cluster->get(ObjectKey{s(apiVersion), s(kind), s(ns), s(name)});
-    if (!obj) return TRN_LOOKUP_NOT_FOUND;
-    call->lookups.push_back(boost::json::serialize(*obj));
-    *out = trn_str{call->lookups.back().data(), call->lookups.back().size()};
-    return TRN_LOOKUP_FOUND;
+// The configuration's choice (enabled, disabled), uniqueness, pins and create/destroy.
+std::optional<Refusal> admissionProblem(const PluginRegistry& reg, const trn_plugin_descriptor* d,
+                                        const PluginOptions& options, const std::string& sha256) {
+    const std::string name = d->name;
+    auto listed = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), name) != v.end(); };
+    if (!options.enabled.empty() && !listed(options.enabled))
+        return Refusal{"plugin " + name + " is not in the configuration's enabled list", "disabled"};
+    if (listed(options.disabled)) return Refusal{"plugin " + name + " is disabled by the configuration", "disabled"};
+    if (auto* other = reg.find(name))
+        return Refusal{"a plugin named " + name + " is already loaded from " + other->path, "duplicate_name"};
+    if (auto r = detail::pinMismatch(options.sha256, name, sha256)) return r;
+    if (!d->create || !d->destroy) return Refusal{"its descriptor has no create or destroy function", "bad_descriptor"};
+    return std::nullopt;
 }
 
-const trn_host_api kHostApi{sizeof(trn_host_api), &hostLog, &hostDiagnostic, &hostEmit, &hostLookup};
+std::unique_ptr<LoadedPlugin> makePlugin(const trn_plugin_descriptor* d, const std::string& path,
+                                         const std::string& sha256, const PluginOptions& options) {
+    auto p = std::make_unique<LoadedPlugin>();
+    p->name = d->name;
+    p->version = d->version ? d->version : "";
+    p->description = d->description ? d->description : "";
+    p->path = fs::absolute(path).lexically_normal().string();
+    p->sha256 = sha256;
+    p->abi = d->abi_version;
+    p->priority = options.priorities.count(p->name) ? options.priorities.at(p->name) : d->priority;
+    p->threadSafe = (d->flags & TRN_PLUGIN_THREAD_SAFE) != 0;
+    p->descriptor = d;
+    if (!p->threadSafe) p->serial = std::make_unique<std::mutex>();
+    return p;
+}
+
+// Claims (rule 12): one owner per claim; the TrainJob status is an implicit claim.
+std::optional<Refusal> conflictProblem(const PluginRegistry& reg, const LoadedPlugin& p) {
+    for (auto const& c : p.claims)
+        if (auto* owner = reg.claimOwner(c))
+            return Refusal{"its claim \"" + c + "\" is already held by plugin " + owner->name + " (" + owner->path + ")",
+                           "conflicting_claim"};
+    if (!p.implements(Hook::TrainJobStatus)) return std::nullopt;
+    for (auto const& o : reg.plugins())
+        if (o->implements(Hook::TrainJobStatus))
+            return Refusal{"it implements TrainJobStatus, which plugin " + o->name + " (" + o->path +
+                               ") already implements; too many TrainJob status plugins are registered",
+                           "conflicting_claim"};
+    return std::nullopt;
+}
+
+// Instance creation with the plugin's configuration.
+std::optional<Refusal> createInstance(LoadedPlugin& p, const PluginOptions& options, const PluginLogSink& sink) {
+    std::string config = options.configs.count(p.name) ? options.configs.at(p.name) : "{}";
+    trn_call call;
+    call.plugin = &p;
+    call.logSink = &sink;
+    trn_instance* inst = nullptr;
+    try {
+        inst = p.descriptor->create(&call, trn_str{config.data(), config.size()});
+    } catch (...) {
+        return Refusal{"its create function threw an exception (ABI rule 7)", "create_failed"};
+    }
+    if (inst) {
+        p.instance = inst;
+        return std::nullopt;
+    }
+    std::string why;
+    for (auto const& dg : call.diagnostics)
+        if (dg.severity == TRN_SEVERITY_ERROR) why += (why.empty() ? "" : "; ") + dg.message;
+    return Refusal{"its create function failed" + (why.empty() ? std::string() : ": " + why), "create_failed"};
+}
+
+const trn_host_info& hostInfo() {
+    static const std::string hostVersion = TRAINER_VERSION;
+    static const trn_host_info host{sizeof(trn_host_info), TRN_ABI_ENCODE(TRN_ABI_MAJOR, 0), TRN_ABI_VERSION,
+                                    trn_str{hostVersion.data(), hostVersion.size()}, PluginRegistry::hostApi()};
+    return host;
+}
+
+bool isHidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0; }
 
 }  // namespace
-
-const trn_host_api* PluginRegistry::hostApi() { return &kHostApi; }
-
-bool CallResult::ok() const {
-    if (status != TRN_OK) return false;
-    return std::none_of(diagnostics.begin(), diagnostics.end(),
-                        [](auto const& d) { return d.severity == TRN_SEVERITY_ERROR; });
-}
-
-CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view input, const ClusterReader* cluster,
-                      const PluginLogSink* logSink, const HookObserver* observer) {
-    CallResult r;
-    auto it = plugin.hooks.find(hook);
-    if (it == plugin.hooks.end()) return r;
-    trn_call call;
-    call.plugin = &plugin;
-    call.logSink = logSink;
-    call.cluster = cluster;
-    auto start = std::chrono::steady_clock::now();
-    {
-        std::unique_lock<std::mutex> lock;
-        if (plugin.serial) lock = std::unique_lock<std::mutex>(*plugin.serial);
-        try {
-            r.status = it->second(plugin.instance, &call, trn_str{input.data(), input.size()});
-        } catch (...) {
-            // A plugin built without the SDK let an exception escape (rule 7 broken).
-            r.status = TRN_ERROR;
-            call.diagnostics.push_back({TRN_SEVERITY_ERROR, "",
-                                        "plugin " + plugin.name + " let an exception escape from " + hookName(hook) +
-                                            " (ABI rule 7); its result is discarded"});
-        }
-    }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (r.status != TRN_OK && std::none_of(call.diagnostics.begin(), call.diagnostics.end(),
-                                           [](auto const& d) { return d.severity == TRN_SEVERITY_ERROR; }))
-        call.diagnostics.push_back({TRN_SEVERITY_ERROR, "",
-                                    "plugin " + plugin.name + " failed in " + hookName(hook) + " without a message"});
-    r.diagnostics = std::move(call.diagnostics);
-    r.emitted = std::move(call.emitted);
-    if (observer && *observer) (*observer)(plugin, hook, secs, r.ok());
-    return r;
-}
 
 PluginRegistry::PluginRegistry() = default;
 
@@ -205,6 +230,10 @@ void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& 
         reject(dir, "plugin directory " + dir + " does not exist or is not a directory", "no_directory");
         return;
     }
+    if (auto r = detail::untrustedDirectory(dir)) {
+        reject(dir, "plugin directory " + dir + " was rejected: " + r->why + ".", r->code);
+        return;
+    }
     std::vector<std::string> files;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         if (it->path().extension() == ".so") files.push_back(it->path().string());
@@ -213,155 +242,35 @@ void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& 
         return;
     }
     std::sort(files.begin(), files.end());
-    for (auto const& f : files) loadFile(f, options);
+    for (auto const& f : files) {
+        if (isHidden(f)) reject(f, "plugin " + f + " was rejected: it is a hidden file (its name starts with a dot).", "hidden_file");
+        else loadFile(f, options);
+    }
 }
 
 bool PluginRegistry::loadFile(const std::string& path, const PluginOptions& options) {
-    const std::string file = fs::path(path).filename().string();
-    auto refuse = [&](std::string why, std::string code) {
-        reject(path, "plugin " + path + " was rejected: " + why + ".", std::move(code));
+    auto refuse = [&](const Refusal& r) {
+        reject(path, "plugin " + path + " was rejected: " + r.why + ".", r.code);
         return false;
     };
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return refuse("it is not a regular file", "not_a_file");
-    if (auto problem = elfProblem(path); !problem.empty()) return refuse(problem, "not_elf");
+    detail::TrustedFile file;
+    if (auto r = detail::TrustedFile::open(path, file)) return refuse(*r);
+    if (auto problem = detail::elfProblem(file.fd()); !problem.empty()) return refuse({problem, "not_elf"});
+    const std::string sha256 = detail::sha256Fd(file.fd());
+    if (sha256.empty()) return refuse({"it cannot be read", "read_failed"});
+    if (auto r = detail::pinMismatch(options.sha256, fs::path(path).filename().string(), sha256)) return refuse(*r);
 
-    boost::dll::shared_library lib;
-    boost::dll::fs::error_code dlErr;
-    lib.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, dlErr);
-    if (dlErr || !lib.is_loaded()) {
-        const char* why = dlerror();
-        return refuse(std::string("it cannot be loaded (") + (why ? why : dlErr.message()) + ")", "load_failed");
-    }
-    if (!lib.has(TRN_ENTRY_SYMBOL))
-        return refuse(std::string("it has no entry point ") + TRN_ENTRY_SYMBOL, "no_entry_point");
-    auto entry = lib.get<const trn_plugin_descriptor*(const trn_host_info*)>(TRN_ENTRY_SYMBOL);
-    {
-        std::lock_guard<std::mutex> g(keptLibrariesMutex());
-        keptLibraries().push_back(lib);
-    }
-
-    static const std::string hostVersion = TRAINER_VERSION;
-    trn_host_info host{sizeof(trn_host_info), TRN_ABI_ENCODE(TRN_ABI_MAJOR, 0), TRN_ABI_VERSION,
-                       trn_str{hostVersion.data(), hostVersion.size()}, &kHostApi};
+    EntryFn* entry = nullptr;
+    if (auto r = loadLibrary(file, path, entry)) return refuse(*r);
     const trn_plugin_descriptor* d = nullptr;
-    try {
-        d = entry(&host);
-    } catch (...) {
-        return refuse("its entry point threw an exception (ABI rule 7)", "entry_threw");
-    }
-    if (!d) return refuse("its entry point returned no descriptor", "no_descriptor");
-    if (d->struct_size < offsetof(trn_plugin_descriptor, destroy) + sizeof(d->destroy))
-        return refuse("its descriptor is " + std::to_string(d->struct_size) + " bytes, smaller than the " +
-                          std::to_string(offsetof(trn_plugin_descriptor, destroy) + sizeof(d->destroy)) +
-                          " bytes every ABI 1.x descriptor has",
-                      "descriptor_too_small");
-    if ((d->abi_version >> 16) != TRN_ABI_MAJOR || d->abi_version < host.abi_min || d->abi_version > host.abi_max)
-        return refuse("it was built for ABI " + abiString(d->abi_version) + ", not in the host's range " +
-                          abiString(host.abi_min) + "-" + abiString(host.abi_max),
-                      "abi_out_of_range");
-    static const std::regex nameRe("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
-    std::string name = d->name ? d->name : "";
-    if (!std::regex_match(name, nameRe))
-        return refuse("its name \"" + name + "\" is not a lowercase DNS label", "bad_name");
-    if (!options.enabled.empty() &&
-        std::find(options.enabled.begin(), options.enabled.end(), name) == options.enabled.end())
-        return refuse("plugin " + name + " is not in the configuration's enabled list", "disabled");
-    if (std::find(options.disabled.begin(), options.disabled.end(), name) != options.disabled.end())
-        return refuse("plugin " + name + " is disabled by the configuration", "disabled");
-    if (auto* other = find(name))
-        return refuse("a plugin named " + name + " is already loaded from " + other->path, "duplicate_name");
-    if (!d->create || !d->destroy) return refuse("its descriptor has no create or destroy function", "bad_descriptor");
+    if (auto r = callEntry(entry, hostInfo(), d)) return refuse(*r);
+    if (auto r = headerProblem(d, hostInfo())) return refuse(*r);
+    if (auto r = admissionProblem(*this, d, options, sha256)) return refuse(*r);
 
-    auto p = std::make_unique<LoadedPlugin>();
-    p->name = name;
-    p->version = d->version ? d->version : "";
-    p->description = d->description ? d->description : "";
-    p->path = fs::absolute(path).lexically_normal().string();
-    p->abi = d->abi_version;
-    p->priority = options.priorities.count(name) ? options.priorities.at(name) : d->priority;
-    p->threadSafe = (d->flags & TRN_PLUGIN_THREAD_SAFE) != 0;
-    p->descriptor = d;
-    if (!p->threadSafe) p->serial = std::make_unique<std::mutex>();
-
-    if (has(d, &trn_plugin_descriptor::claim_count) && d->claim_count > 0) {
-        if (!d->claims) return refuse("its descriptor lists claims but no claim array", "bad_descriptor");
-        for (size_t i = 0; i < d->claim_count; ++i) {
-            if (!d->claims[i] || !*d->claims[i]) return refuse("its claim #" + std::to_string(i) + " is empty", "bad_descriptor");
-            p->claims.emplace_back(d->claims[i]);
-        }
-    }
-    // Hook tables: each is read only if the descriptor is large enough to hold its pointer,
-    // and each table only if its own struct_size covers the function (rule 4).
-    auto addHook = [&](Hook h, auto* table, auto fnMember) -> bool {
-        if (!table) return true;
-        if (!has(table, fnMember)) return true;  // older table without this function: not provided
-        if (auto fn = table->*fnMember) p->hooks[h] = fn;
-        return true;
-    };
-    if (has(d, &trn_plugin_descriptor::custom_validation))
-        addHook(Hook::CustomValidation, d->custom_validation, &trn_custom_validation::validate);
-    if (has(d, &trn_plugin_descriptor::enforce_ml_policy))
-        addHook(Hook::EnforceMLPolicy, d->enforce_ml_policy, &trn_enforce_ml_policy::enforce);
-    if (has(d, &trn_plugin_descriptor::enforce_pod_group_policy))
-        addHook(Hook::EnforcePodGroupPolicy, d->enforce_pod_group_policy, &trn_enforce_pod_group_policy::enforce);
-    if (has(d, &trn_plugin_descriptor::enforce_pod_spec))
-        addHook(Hook::EnforcePodSpec, d->enforce_pod_spec, &trn_enforce_pod_spec::enforce);
-    if (has(d, &trn_plugin_descriptor::pre_component_builder))
-        addHook(Hook::PreComponentBuilder, d->pre_component_builder, &trn_pre_component_builder::build);
-    if (has(d, &trn_plugin_descriptor::component_builder))
-        addHook(Hook::ComponentBuilder, d->component_builder, &trn_component_builder::build);
-    if (has(d, &trn_plugin_descriptor::trainjob_status))
-        addHook(Hook::TrainJobStatus, d->trainjob_status, &trn_trainjob_status::status);
-    if (has(d, &trn_plugin_descriptor::watch_extension) && d->watch_extension) {
-        auto* we = d->watch_extension;
-        if (has(we, &trn_watch_extension::watch_count) && we->watch_count > 0) {
-            if (!we->watches) return refuse("its WatchExtension lists watches but no array", "bad_descriptor");
-            for (size_t i = 0; i < we->watch_count; ++i) {
-                const trn_watch* w = we->watches[i];
-                if (!w || !has(w, &trn_watch::kind) || !w->api_version || !w->kind)
-                    return refuse("its watch #" + std::to_string(i) + " has no apiVersion or kind", "bad_descriptor");
-                WatchSpec ws{w->api_version, w->kind, TRN_WATCH_OWNED, {}};
-                if (has(w, &trn_watch::mode)) ws.mode = w->mode;
-                if (has(w, &trn_watch::match_field) && w->match_field) ws.matchField = w->match_field;
-                if (ws.mode < TRN_WATCH_OWNED || ws.mode > TRN_WATCH_SUSPENDED_MATCHING)
-                    return refuse("its watch of " + ws.kind + " has unknown mode " + std::to_string(ws.mode),
-                                  "bad_descriptor");
-                p->watches.push_back(std::move(ws));
-            }
-        }
-    }
-    // Claims (rule 12): one owner per claim; the TrainJob status is an implicit claim.
-    for (auto const& c : p->claims)
-        if (auto* owner = claimOwner(c))
-            return refuse("its claim \"" + c + "\" is already held by plugin " + owner->name + " (" + owner->path + ")",
-                          "conflicting_claim");
-    if (p->implements(Hook::TrainJobStatus))
-        for (auto const& o : plugins_)
-            if (o->implements(Hook::TrainJobStatus))
-                return refuse("it implements TrainJobStatus, which plugin " + o->name + " (" + o->path +
-                                  ") already implements; too many TrainJob status plugins are registered",
-                              "conflicting_claim");
-
-    p->sha256 = sha256File(path);
-    // Instance creation with the plugin's configuration.
-    std::string config = options.configs.count(name) ? options.configs.at(name) : "{}";
-    trn_call call;
-    call.plugin = p.get();
-    call.logSink = &logSink_;
-    trn_instance* inst = nullptr;
-    try {
-        inst = d->create(&call, trn_str{config.data(), config.size()});
-    } catch (...) {
-        return refuse("its create function threw an exception (ABI rule 7)", "create_failed");
-    }
-    if (!inst) {
-        std::string why;
-        for (auto const& dg : call.diagnostics)
-            if (dg.severity == TRN_SEVERITY_ERROR) why += (why.empty() ? "" : "; ") + dg.message;
-        return refuse("its create function failed" + (why.empty() ? std::string() : ": " + why), "create_failed");
-    }
-    p->instance = inst;
+    auto p = makePlugin(d, path, sha256, options);
+    if (auto r = detail::readDescriptor(d, *p)) return refuse(*r);
+    if (auto r = conflictProblem(*this, *p)) return refuse(*r);
+    if (auto r = createInstance(*p, options, logSink_)) return refuse(*r);
     plugins_.push_back(std::move(p));
     sortPlugins();
     return true;
@@ -380,6 +289,19 @@ std::vector<std::pair<std::string, std::string>> PluginRegistry::pluginKinds() c
                     add(c.substr(5, slash - 5), c.substr(slash + 1));
         for (auto const& w : p->watches) add(w.apiVersion, w.kind);
     }
+    return out;
+}
+
+std::string pinsYaml(const PluginRegistry& reg) {
+    std::string out = "plugins:\n  sha256:";
+    if (reg.plugins().empty()) return out + " {}\n";
+    out += "\n";
+    std::vector<const LoadedPlugin*> sorted;
+    for (auto const& p : reg.plugins()) sorted.push_back(p.get());
+    // Keyed by file name: such a pin is checked before any of the file's code runs.
+    auto file = [](const LoadedPlugin* p) { return fs::path(p->path).filename().string(); };
+    std::sort(sorted.begin(), sorted.end(), [&](auto* a, auto* b) { return file(a) < file(b); });
+    for (auto* p : sorted) out += "    " + file(p) + ": \"" + p->sha256 + "\"  # " + p->name + "\n";
     return out;
 }
 

@@ -1,6 +1,9 @@
 // Loads plugins from a directory and owns them: library handles (never unloaded), the
 // validated descriptors, and one instance per plugin. Rejections are sentences naming the
-// file and the reason (ABI rule 15).
+// file and the reason (ABI rule 15). Only trusted files load (StrictModes: the directory and
+// the file writable by their owner only, owned by root or the effective user; no symlink out
+// of the directory; no dot-file), each opened once, hashed and dlopen'ed through that one
+// descriptor, so the reported sha256 is of the bytes that run.
 #pragma once
 
 #include <trainer/abi.h>
@@ -78,7 +81,16 @@ struct PluginOptions {
     std::vector<std::string> disabled;  // these names never load
     std::map<std::string, std::string> configs;  // name -> JSON handed to create()
     std::map<std::string, int32_t> priorities;   // name -> priority override (rule 11)
+    // Pins: plugin name or file name ("x" or "x.so") -> sha256 hex; a file whose hash
+    // differs is rejected (a file-name pin before any of its code runs, a name pin before create()).
+    std::map<std::string, std::string> sha256;
 };
+
+class PluginRegistry;
+// The pins of every loaded plugin, a Configuration fragment ready to paste:
+// "plugins:\n  sha256:\n    <file>.so: \"<hex>\"  # <plugin name>\n" (file names sorted, hashes
+// quoted): file-name pins, checked before any code of the file runs.
+std::string pinsYaml(const PluginRegistry& registry);
 
 // Receives plugin log lines (rule 14) and diagnostics from create().
 using PluginLogSink = std::function<void(const std::string& plugin, int32_t level, std::string_view message)>;

@@ -1,0 +1,62 @@
+// Hashing: sha256 of exactly the bytes of an open descriptor (the bytes that get loaded).
+#include "core/plugin/registry_internal.hpp"
+
+#include <openssl/evp.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+
+namespace trainer::core::detail {
+
+namespace {
+
+std::string hex(const unsigned char* md, unsigned n) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (unsigned i = 0; i < n; ++i) {
+        out += digits[md[i] >> 4];
+        out += digits[md[i] & 15];
+    }
+    return out;
+}
+
+// Feeds the file to ctx; false on a read error.
+bool digestFd(int fd, EVP_MD_CTX* ctx) {
+    char buf[65536];
+    off_t offset = 0;
+    for (;;) {
+        ssize_t n = ::pread(fd, buf, sizeof buf, offset);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        if (n == 0) return true;
+        EVP_DigestUpdate(ctx, buf, static_cast<size_t>(n));
+        offset += n;
+    }
+}
+
+}  // namespace
+
+std::string sha256Fd(int fd) {
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return {};
+    if (!digestFd(fd, ctx.get())) return {};
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return {};
+    return hex(md, n);
+}
+
+std::optional<Refusal> pinMismatch(const std::map<std::string, std::string>& pins, const std::string& key,
+                                   const std::string& actual) {
+    auto it = pins.find(key);
+    if (it == pins.end()) return std::nullopt;
+    std::string expected;
+    for (char c : it->second) expected += static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+    if (expected == actual) return std::nullopt;
+    return Refusal{"its sha256 is " + actual + ", not " + expected + " as pinned by plugins.sha256[" + key + "]",
+                   "pin_mismatch"};
+}
+
+}  // namespace trainer::core::detail

@@ -1,0 +1,43 @@
+// The host API table every plugin receives (trn_host_api): log, diagnostic, emit, lookup.
+#include "core/plugin/call.hpp"
+#include "core/plugin/registry.hpp"
+
+#include <boost/json.hpp>
+
+namespace trainer::core {
+
+namespace {
+
+std::string text(trn_str x) { return std::string(x.data ? x.data : "", x.size); }
+
+void hostLog(trn_call* call, int32_t level, trn_str message) {
+    if (!call || !call->logSink || !*call->logSink || !call->plugin) return;
+    (*call->logSink)(call->plugin->name, level, std::string_view(message.data ? message.data : "", message.size));
+}
+
+void hostDiagnostic(trn_call* call, int32_t severity, trn_str path, trn_str message) {
+    if (!call) return;
+    call->diagnostics.push_back({severity, text(path), text(message)});
+}
+
+void hostEmit(trn_call* call, trn_str doc) {
+    if (!call) return;
+    call->emitted.push_back(text(doc));
+}
+
+int32_t hostLookup(trn_call* call, trn_str apiVersion, trn_str kind, trn_str ns, trn_str name, trn_str* out) {
+    if (!call || !call->cluster || !out) return TRN_LOOKUP_NOT_FOUND;
+    auto obj = call->cluster->get(ObjectKey{text(apiVersion), text(kind), text(ns), text(name)});
+    if (!obj) return TRN_LOOKUP_NOT_FOUND;
+    call->lookups.push_back(boost::json::serialize(*obj));
+    *out = trn_str{call->lookups.back().data(), call->lookups.back().size()};
+    return TRN_LOOKUP_FOUND;
+}
+
+const trn_host_api kHostApi{sizeof(trn_host_api), &hostLog, &hostDiagnostic, &hostEmit, &hostLookup};
+
+}  // namespace
+
+const trn_host_api* PluginRegistry::hostApi() { return &kHostApi; }
+
+}  // namespace trainer::core

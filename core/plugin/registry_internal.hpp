@@ -1,0 +1,66 @@
+// Internals of the plugin loader, one concept per file: file trust and the single open
+// (registry_trust.cpp), hashing (registry_hash.cpp), ELF checks (registry_elf.cpp), the host
+// API table (registry_host_api.cpp), descriptor reading (registry_descriptor.cpp). Loading
+// and rejection are in registry.cpp, hook invocation in registry_invoke.cpp.
+#pragma once
+
+#include "core/plugin/registry.hpp"
+
+#include <optional>
+#include <string>
+
+namespace trainer::core::detail {
+
+// Why a file is refused: the end of "plugin P was rejected: <why>." and its metrics code.
+struct Refusal {
+    std::string why;
+    std::string code;
+};
+
+// sha256 (lowercase hex) of every byte of the open file `fd`, read with pread from offset 0;
+// "" when it cannot be read.
+std::string sha256Fd(int fd);
+
+// "" when `fd` holds an ELF shared object, else why not (a sentence fragment).
+std::string elfProblem(int fd);
+
+// Refusal when `dir` is not a directory one can trust (StrictModes): writable by group or
+// others, or owned by anyone but root or the effective user.
+std::optional<Refusal> untrustedDirectory(const std::string& dir);
+
+// A plugin file opened once, O_RDONLY|O_NOFOLLOW|O_CLOEXEC, after its checks and re-checked
+// on the descriptor. Owns the descriptor until release().
+class TrustedFile {
+public:
+    TrustedFile() = default;
+    TrustedFile(TrustedFile&& o) noexcept : fd_(o.release()) {}
+    TrustedFile& operator=(TrustedFile&&) = delete;
+    ~TrustedFile();
+    int fd() const { return fd_; }
+    int release() {
+        int f = fd_;
+        fd_ = -1;
+        return f;
+    }
+    // "/proc/self/fd/<n>": dlopen through it loads exactly the open file.
+    std::string procPath() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+    // Checks `path` (a symlink only when its target stays in the file's directory), opens it
+    // and re-checks the descriptor; a Refusal when any check fails.
+    static std::optional<Refusal> open(const std::string& path, TrustedFile& out);
+
+private:
+    explicit TrustedFile(int fd) : fd_(fd) {}
+    int fd_ = -1;
+};
+
+// Reads a descriptor into `p` (claims, hooks, watches; rule 4): a Refusal when it is malformed.
+std::optional<Refusal> readDescriptor(const trn_plugin_descriptor* d, LoadedPlugin& p);
+
+// Refusal when `pins` holds `key` and its hash is not `actual`.
+std::optional<Refusal> pinMismatch(const std::map<std::string, std::string>& pins, const std::string& key,
+                                   const std::string& actual);
+
+std::string abiString(uint32_t v);
+
+}  // namespace trainer::core::detail

@@ -1,0 +1,54 @@
+// Hook invocation: one call with the plugin's lock, anything crossing the boundary caught, timed.
+#include "core/plugin/call.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace trainer::core {
+
+namespace {
+
+bool hasError(const std::vector<trn_call::Diagnostic>& ds) {
+    return std::any_of(ds.begin(), ds.end(), [](auto const& d) { return d.severity == TRN_SEVERITY_ERROR; });
+}
+
+trn_status callLocked(const LoadedPlugin& plugin, Hook hook, trn_hook_fn fn, trn_call& call, std::string_view input) {
+    std::unique_lock<std::mutex> lock;
+    if (plugin.serial) lock = std::unique_lock<std::mutex>(*plugin.serial);
+    try {
+        return fn(plugin.instance, &call, trn_str{input.data(), input.size()});
+    } catch (...) {
+        // A plugin built without the SDK let an exception escape (rule 7 broken).
+        call.diagnostics.push_back({TRN_SEVERITY_ERROR, "",
+                                    "plugin " + plugin.name + " let an exception escape from " + hookName(hook) +
+                                        " (ABI rule 7); its result is discarded"});
+        return TRN_ERROR;
+    }
+}
+
+}  // namespace
+
+bool CallResult::ok() const { return status == TRN_OK && !hasError(diagnostics); }
+
+CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view input, const ClusterReader* cluster,
+                      const PluginLogSink* logSink, const HookObserver* observer) {
+    CallResult r;
+    auto it = plugin.hooks.find(hook);
+    if (it == plugin.hooks.end()) return r;
+    trn_call call;
+    call.plugin = &plugin;
+    call.logSink = logSink;
+    call.cluster = cluster;
+    auto start = std::chrono::steady_clock::now();
+    r.status = callLocked(plugin, hook, it->second, call, input);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r.status != TRN_OK && !hasError(call.diagnostics))
+        call.diagnostics.push_back({TRN_SEVERITY_ERROR, "",
+                                    "plugin " + plugin.name + " failed in " + hookName(hook) + " without a message"});
+    r.diagnostics = std::move(call.diagnostics);
+    r.emitted = std::move(call.emitted);
+    if (observer && *observer) (*observer)(plugin, hook, secs, r.ok());
+    return r;
+}
+
+}  // namespace trainer::core

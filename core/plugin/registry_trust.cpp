@@ -1,0 +1,98 @@
+// File trust, like sshd's StrictModes: a plugin directory or file writable by group or others,
+// or owned by anyone but root or the operator's effective user, is refused; so is a symlink
+// whose target leaves the file's directory. A trusted file is opened once (O_NOFOLLOW) and
+// everything after (ELF check, hash, dlopen) goes through that descriptor.
+#include "core/plugin/registry_internal.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace trainer::core::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string octalMode(mode_t m) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m & 07777));
+    return buf;
+}
+
+std::optional<Refusal> writableProblem(const struct stat& st) {
+    const bool g = st.st_mode & S_IWGRP, o = st.st_mode & S_IWOTH;
+    if (!g && !o) return std::nullopt;
+    std::string who = g && o ? "group and others" : g ? "group" : "others";
+    return Refusal{"it is writable by " + who + " (mode " + octalMode(st.st_mode) + "); only its owner may write it",
+                   "insecure_mode"};
+}
+
+std::optional<Refusal> ownerProblem(const struct stat& st) {
+    const uid_t me = ::geteuid();
+    if (st.st_uid == 0 || st.st_uid == me) return std::nullopt;
+    return Refusal{"it is owned by uid " + std::to_string(st.st_uid) + ", not by root or the operator's user (uid " +
+                       std::to_string(me) + ")",
+                   "insecure_owner"};
+}
+
+std::optional<Refusal> fileProblem(const struct stat& st) {
+    if (!S_ISREG(st.st_mode)) return Refusal{"it is not a regular file", "not_a_file"};
+    if (auto r = writableProblem(st)) return r;
+    return ownerProblem(st);
+}
+
+std::string errnoText(const char* what) { return std::string(what) + " (" + std::strerror(errno) + ")"; }
+
+// The path to open: `path` itself, or a symlink's target when it stays in the link's directory.
+std::optional<Refusal> resolveLink(const std::string& path, std::string& target) {
+    std::error_code ec;
+    fs::path dir = fs::canonical(fs::absolute(path).parent_path(), ec);
+    fs::path resolved = ec ? fs::path() : fs::canonical(path, ec);
+    if (ec) return Refusal{"it is a symlink that cannot be resolved (" + ec.message() + ")", "bad_symlink"};
+    auto rel = resolved.lexically_relative(dir);
+    if (rel.empty() || *rel.begin() == "..")
+        return Refusal{"it is a symlink to " + resolved.string() + ", outside the plugin directory " + dir.string(),
+                       "symlink_outside"};
+    target = resolved.string();
+    return std::nullopt;
+}
+
+}  // namespace
+
+TrustedFile::~TrustedFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<Refusal> untrustedDirectory(const std::string& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) return Refusal{errnoText("it cannot be examined"), "no_directory"};
+    if (auto r = writableProblem(st)) return r;
+    return ownerProblem(st);
+}
+
+std::optional<Refusal> TrustedFile::open(const std::string& path, TrustedFile& out) {
+    struct stat before {};
+    if (::lstat(path.c_str(), &before) != 0) return Refusal{errnoText("it cannot be examined"), "not_a_file"};
+    std::string target = path;
+    if (S_ISLNK(before.st_mode)) {
+        if (auto r = resolveLink(path, target)) return r;
+        if (::lstat(target.c_str(), &before) != 0) return Refusal{errnoText("its target cannot be examined"), "not_a_file"};
+    }
+    if (auto r = fileProblem(before)) return r;
+    TrustedFile f(::open(target.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (f.fd_ < 0) return Refusal{errnoText("it cannot be opened"), "open_failed"};
+    struct stat after {};
+    if (::fstat(f.fd_, &after) != 0) return Refusal{errnoText("it cannot be examined"), "open_failed"};
+    if (auto r = fileProblem(after)) return r;
+    if (after.st_dev != before.st_dev || after.st_ino != before.st_ino)
+        return Refusal{"it was replaced while it was being opened", "file_changed"};
+    out.fd_ = f.release();
+    return std::nullopt;
+}
+
+}  // namespace trainer::core::detail
