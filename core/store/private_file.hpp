@@ -1,4 +1,4 @@
-// The store's files are private: they hold Secrets (the MPI plugin's SSH private keys among them).
+// The store's files are private: they hold Secrets (SSH private keys and tokens among them).
 #pragma once
 
 #include <string>
