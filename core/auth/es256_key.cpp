@@ -1,5 +1,7 @@
 #include "core/auth/es256_key.hpp"
 
+#include "core/server/openssl_handles.hpp"
+
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/ec.h>
@@ -18,26 +20,13 @@ namespace {
 constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 constexpr size_t kCoordinateBytes = 32;  // P-256
 
+using server::sslError;
 template <auto Fn>
-struct Deleter {
-    template <class T>
-    void operator()(T* p) const { Fn(p); }
-};
+using Deleter = server::OpenSslDeleter<Fn>;
 using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
 using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX_free>>;
 using SigPtr = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG_free>>;
 
-std::string sslError(std::string_view what) {
-    unsigned long code = ERR_get_error();
-    std::string out(what);
-    if (code != 0) {
-        char buf[256];
-        ERR_error_string_n(code, buf, sizeof buf);
-        out.append(": ").append(buf);
-    }
-    ERR_clear_error();
-    return out;
-}
 
 int sixBits(char c) {
     auto pos = kAlphabet.find(c);

@@ -1,5 +1,7 @@
 #include "core/server/certs.hpp"
 
+#include "core/server/openssl_handles.hpp"
+
 #include "core/server/atomic_file.hpp"
 
 #include <openssl/bio.h>
@@ -19,28 +21,13 @@ namespace trainer::core::server {
 namespace {
 
 template <auto Fn>
-struct Deleter {
-    template <class T>
-    void operator()(T* p) const { Fn(p); }
-};
+using Deleter = OpenSslDeleter<Fn>;
 using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
 using CertPtr = std::unique_ptr<X509, Deleter<X509_free>>;
 using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
 using BnPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
 using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>;
 
-std::string sslError(std::string_view what) {
-    unsigned long code = ERR_get_error();
-    std::string out(what);
-    if (code != 0) {
-        char buf[256];
-        ERR_error_string_n(code, buf, sizeof buf);
-        out += ": ";
-        out += buf;
-    }
-    ERR_clear_error();
-    return out;
-}
 
 KeyPtr generateKey(KeyType type) {
     return KeyPtr(type == KeyType::Rsa2048 ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256"));
