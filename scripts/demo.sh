@@ -73,10 +73,12 @@ kc get trainjob failing-example -o jsonpath='{range .status.conditions[*]}{.type
 
 want="failing-example=Failed torch-ddp=Complete multi-node-example=Complete mpi-hello=Complete torch-progress=Complete"
 status=0
+final=$(finished) || echo "demo: kubectl get trainjobs failed" >&2  # one read for every check, shown when one fails
 for w in $want; do
   name=${w%%=*} cond=${w#*=}
-  echo "$(finished)" | grep -qE "^$name=.*$cond" || { echo "demo: $name did not end $cond" >&2; status=1; }
+  grep -qE "^$name=.*$cond" <<<"$final" || { echo "demo: $name did not end $cond" >&2; status=1; }
 done
+[ "$status" = 0 ] || { echo "demo: the TrainJobs' true conditions were:" >&2; echo "$final" >&2; }
 [ "$progress" = 100 ] || { echo "demo: torch-progress reported progress \"$progress\", not 100" >&2; status=1; }
 
 echo "== stop (SIGTERM)" >&2

@@ -43,9 +43,9 @@ void validateReplicatedJobs(const json::object& runtime, Diagnostics& d) {
     auto spec = objAt(runtime, "spec");
     auto tmpl = spec ? objAt(*spec, "template") : nullptr;
     auto tspec = tmpl ? objAt(*tmpl, "spec") : nullptr;
-    auto jobs = tspec ? tspec->find("replicatedJobs") : nullptr;
-    if (!jobs || !jobs->value().is_array()) return;
-    auto const& list = jobs->value().get_array();
+    auto* jobs = tspec ? tspec->if_contains("replicatedJobs") : nullptr;
+    if (!jobs || !jobs->is_array()) return;
+    auto const& list = jobs->get_array();
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (!list[i].is_object()) continue;
         auto const& job = list[i].get_object();
@@ -64,8 +64,8 @@ void validateReplicatedJobs(const json::object& runtime, Diagnostics& d) {
         auto ptmpl = jspec ? objAt(*jspec, "template") : nullptr;
         auto pspec = ptmpl ? objAt(*ptmpl, "spec") : nullptr;
         bool found = false;
-        if (auto cs = pspec ? pspec->find("containers") : nullptr; cs && cs->value().is_array())
-            for (auto const& c : cs->value().get_array())
+        if (auto* cs = pspec ? pspec->if_contains("containers") : nullptr; cs && cs->is_array())
+            for (auto const& c : cs->get_array())
                 found = found || (c.is_object() && strAt(&c.get_object(), "name") == std::string(anc->container));
         if (!found)
             d.add(path + ".template.spec.template.spec.containers",
@@ -137,19 +137,27 @@ Diagnostics validateTrainJobRef(const json::object& trainJob, const ClusterReade
     std::string ns = strAt(meta, "namespace").value_or("");
     const std::string apiVersion(kTrainerApiVersion);
     if (key == trKey) {
-        if (!cluster.get(ObjectKey{apiVersion, "TrainingRuntime", ns, *name}))
+        ObjectKey rk{apiVersion, "TrainingRuntime", ns, *name};
+        auto runtime = cluster.get(rk);
+        if (runtime.failed()) d.add("spec.runtimeRef", readFailureMessage(rk, runtime.message), ErrorType::Internal);
+        else if (runtime.notFound())
             d.add("spec.runtimeRef", "trainingruntimes.trainer.kubeflow.org \"" + *name +
                                          "\" not found: specified trainingRuntime must be created before the TrainJob is created");
         return d;
     }
-    auto runtime = cluster.get(ObjectKey{apiVersion, "ClusterTrainingRuntime", "", *name});
-    if (!runtime) {
+    ObjectKey rk{apiVersion, "ClusterTrainingRuntime", "", *name};
+    auto runtime = cluster.get(rk);
+    if (runtime.failed()) {
+        d.add("spec.runtimeRef", readFailureMessage(rk, runtime.message), ErrorType::Internal);
+        return d;
+    }
+    if (runtime.notFound()) {
         // Upstream quirk kept on purpose: capital R in this path only.
         d.add("spec.RuntimeRef", "clustertrainingruntimes.trainer.kubeflow.org \"" + *name +
                                      "\" not found: specified clusterTrainingRuntime must be created before the TrainJob is created");
         return d;
     }
-    if (label(*runtime, kSupportLabel) == "deprecated")
+    if (label(runtime.object, kSupportLabel) == "deprecated")
         d.warn("", "Referenced ClusterTrainingRuntime \"" + *name +
                        "\" is deprecated and will be removed in a future release of Kubeflow Trainer. See runtime "
                        "deprecation policy: " + std::string(kDeprecationPolicyUrl));
@@ -158,10 +166,10 @@ Diagnostics validateTrainJobRef(const json::object& trainJob, const ClusterReade
 
 void stampRuntimePatchTimes(json::object& trainJob, const json::object* oldTrainJob, std::string_view now) {
     auto patchesOf = [](json::object* tj) -> json::array* {
-        auto spec = tj ? tj->find("spec") : nullptr;
-        if (!spec || !spec->value().is_object()) return nullptr;
-        auto p = spec->value().as_object().find("runtimePatches");
-        return p != spec->value().as_object().end() && p->value().is_array() ? &p->value().as_array() : nullptr;
+        auto* spec = tj ? tj->if_contains("spec") : nullptr;
+        if (!spec || !spec->is_object()) return nullptr;
+        auto* p = spec->as_object().if_contains("runtimePatches");
+        return p && p->is_array() ? &p->as_array() : nullptr;
     };
     json::array* patches = patchesOf(&trainJob);
     if (!patches) return;

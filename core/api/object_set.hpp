@@ -2,6 +2,7 @@
 // that render reads from files and the controller reads from the store.
 #pragma once
 
+#include "core/api/read_result.hpp"
 #include "core/json/io.hpp"
 
 #include <boost/json.hpp>
@@ -43,14 +44,21 @@ inline ObjectKey keyOf(const json::object& o) {
     return k;
 }
 
+// "cluster read of Kind ns/name failed: <why>": how a failed read of `key` is reported.
+inline std::string readFailureMessage(const ObjectKey& key, std::string_view why) {
+    return "cluster read of " + key.display() + " failed: " + std::string(why);
+}
+
 // Read-only cluster state lookup; implemented by ObjectSet (render) and the store (run).
+// Every read says Found, NotFound or Error (read_result.hpp): a reader that could not read
+// answers Error with why, never "absent" or an empty list.
 class ClusterReader {
 public:
     virtual ~ClusterReader() = default;
-    virtual std::optional<json::object> get(const ObjectKey& key) const = 0;
+    virtual ReadResult get(const ObjectKey& key) const = 0;
     // Every object of one apiVersion+kind, optionally restricted to a namespace.
-    virtual std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
-                                           const std::optional<std::string>& ns = std::nullopt) const = 0;
+    virtual ListResult list(const std::string& apiVersion, const std::string& kind,
+                            const std::optional<std::string>& ns = std::nullopt) const = 0;
 };
 
 class ObjectSet : public ClusterReader {
@@ -59,21 +67,21 @@ public:
         auto k = keyOf(o);
         objects_[std::move(k)] = std::move(o);
     }
-    std::optional<json::object> get(const ObjectKey& key) const override {
+    ReadResult get(const ObjectKey& key) const override {
         auto it = objects_.find(key);
-        if (it == objects_.end()) return std::nullopt;
-        return it->second;
+        if (it == objects_.end()) return ReadResult::absent();
+        return ReadResult::of(it->second);
     }
     const json::object* find(const ObjectKey& key) const {
         auto it = objects_.find(key);
         return it == objects_.end() ? nullptr : &it->second;
     }
-    std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
-                                   const std::optional<std::string>& ns = std::nullopt) const override {
+    ListResult list(const std::string& apiVersion, const std::string& kind,
+                    const std::optional<std::string>& ns = std::nullopt) const override {
         std::vector<json::object> out;
         for (auto const& [k, o] : objects_)
             if (k.apiVersion == apiVersion && k.kind == kind && (!ns || k.ns == *ns)) out.push_back(o);
-        return out;
+        return ListResult::of(std::move(out));
     }
     const std::map<ObjectKey, json::object>& all() const { return objects_; }
 

@@ -151,7 +151,8 @@ std::string_view typeName(const json::value& v) {
 // A value as the API server prints it after "Invalid value: ".
 std::string shown(const json::value& v) {
     if (v.is_object() || v.is_array()) return "\"" + std::string(typeName(v)) + "\"";
-    if (v.is_double() && isInteger(v)) return std::to_string(static_cast<long long>(v.get_double()));
+    if (v.is_double() && isInteger(v) && std::fabs(v.get_double()) < 9223372036854775808.0)  // in int64's range
+        return std::to_string(static_cast<long long>(v.get_double()));
     if (v.is_string() && v.get_string().size() > kMaxEchoBytes) return json::serialize(json::string(quoteForError(v.get_string())));
     return json::serialize(v);
 }

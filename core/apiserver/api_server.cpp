@@ -52,13 +52,17 @@ ApiServer::ApiServer(Store& store, ResourceRegistry& registry, AdmitFn admit, Ap
 std::string ApiServer::initialize() {
     for (auto const& crd : embeddedTrainerCrds()) {
         auto key = keyOf(crd);
-        if (!store_.get(key)) {
+        auto existing = store_.get(key);
+        if (existing.failed()) return "seeding " + key.name + ": " + existing.message;
+        if (existing.notFound()) {
             auto r = store_.create(crd);
             if (!r.ok() && r.status != StoreStatus::AlreadyExists) return "seeding " + key.name + ": " + r.message;
             if (r.ok()) markCrdEstablished(store_, r.object);
         }
     }
-    if (!store_.get(ObjectKey{"v1", "Namespace", "", "default"})) {
+    auto defaultNs = store_.get(ObjectKey{"v1", "Namespace", "", "default"});
+    if (defaultNs.failed()) return "reading namespace default: " + defaultNs.message;
+    if (defaultNs.notFound()) {
         auto r = store_.create(json::object{{"apiVersion", "v1"},
                                             {"kind", "Namespace"},
                                             {"metadata", json::object{{"name", "default"}}},
@@ -70,7 +74,9 @@ std::string ApiServer::initialize() {
             return "creating namespace default: " + r.message;
         }
     }
-    for (auto const& crd : store_.list("apiextensions.k8s.io/v1", "CustomResourceDefinition"))
+    auto crds = store_.list("apiextensions.k8s.io/v1", "CustomResourceDefinition");
+    if (!crds.ok()) return "listing CustomResourceDefinitions: " + *crds.error;
+    for (auto const& crd : crds.value)
         if (!crd.contains("metadata") || !crd.at("metadata").as_object().contains("deletionTimestamp"))
             registry_.addCrd(crd);
     return {};

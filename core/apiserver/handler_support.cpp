@@ -283,6 +283,8 @@ std::optional<ApiError> admitWrite(const HandlerContext& ctx, json::object& obj,
     for (auto const& w : result.webhook.warnings) warnings.push_back(w.message);
     auto key = keyOf(obj);
     if (!result.schema.ok()) return invalid(ctx.resource.kind, ctx.resource.group, key.name, result.schema.errors);
+    // Admission could not read the cluster: neither admitted nor denied; the client retries.
+    if (result.readError) return internalError(*result.readError);
     if (!result.webhook.ok()) {
         ApiError e{Reason::Forbidden,
                    "admission webhook \"" + result.webhookName + "\" denied the request: " +

@@ -67,6 +67,7 @@ std::optional<ApiError> parseOptions(const std::map<std::string, std::string>& q
 
 ApiError readerError(const executor::LogError& e, const std::string& name) {
     if (e.kind == executor::LogErrorKind::PodNotFound) return notFound("pods", name);
+    if (e.kind == executor::LogErrorKind::ReadFailed) return internalError(e.message);
     return badRequest(e.message);
 }
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <set>
@@ -55,11 +57,13 @@ std::string goFloat(double d) {
 json::value typedCell(std::string_view type, const json::value& v) {
     if (type == "integer") {
         if (v.is_int64() || v.is_uint64()) return v;
-        if (v.is_double()) return static_cast<int64_t>(v.as_double());
+        // Go's int64(f); outside int64's range (and for NaN) amd64 gives math.MinInt64.
+        if (v.is_double())
+            return std::fabs(v.as_double()) < 9223372036854775808.0 ? static_cast<int64_t>(v.as_double()) : INT64_MIN;
     } else if (type == "number") {
         if (v.is_number()) {
             double d = v.to_number<double>();
-            if (d == static_cast<double>(static_cast<int64_t>(d)) && d > -9.0e15 && d < 9.0e15) return static_cast<int64_t>(d);
+            if (d > -9.0e15 && d < 9.0e15 && d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
             return d;
         }
     } else if (type == "boolean") {

@@ -100,8 +100,9 @@ server::Response jsonOk(const json::value& v) {
 server::Response handleGet(HandlerContext& ctx) {
     auto key = keyFor(ctx, ctx.info.name);
     auto obj = ctx.store.get(key);
-    if (!obj) return errorResponse(notFound(ctx.resource.groupResource(), key.name));
-    return objectResponse(ctx, 200, *obj);
+    if (obj.failed()) return errorResponse(internalError(obj.message));  // not a 404: it may exist
+    if (obj.notFound()) return errorResponse(notFound(ctx.resource.groupResource(), key.name));
+    return objectResponse(ctx, 200, obj.object);
 }
 
 server::Response handleList(HandlerContext& ctx) {
@@ -118,11 +119,19 @@ server::Response handleList(HandlerContext& ctx) {
         from = decodeContinue(text);
         if (!from) return errorResponse(badRequest("continue key is not valid: illegal base64 data or malformed token"));
     }
-    int64_t rv = from ? from->rv : ctx.store.revision();
+    int64_t rv = 0;
+    if (from) {
+        rv = from->rv;
+    } else {
+        auto revision = ctx.store.revision();
+        if (!revision.ok()) return errorResponse(internalError(*revision.error));
+        rv = revision.value;
+    }
     auto items = ctx.store.list(ctx.resource.apiVersion(), ctx.resource.kind, scopeNamespace(ctx));
+    if (!items.ok()) return errorResponse(internalError(*items.error));
     std::vector<json::object> selected;
     std::string cont;
-    for (auto& o : items) {
+    for (auto& o : items.value) {
         auto k = keyOf(o);
         if (from && std::tie(k.ns, k.name) <= std::tie(from->ns, from->name)) continue;
         if (!selectors.matches(o)) continue;
@@ -169,9 +178,12 @@ server::Response handleWatch(HandlerContext& ctx) {
             return t;
         };
     }
+    std::string error;
+    auto stream = makeWatchStream(ctx.store, ctx.resource, std::move(o), error);
+    if (!stream) return errorResponse(internalError(error));
     server::Response r;
     r.contentType = "application/json";
-    r.stream = makeWatchStream(ctx.store, ctx.resource, std::move(o));
+    r.stream = std::move(stream);
     return r;
 }
 

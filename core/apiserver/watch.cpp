@@ -20,19 +20,35 @@ public:
         if (options_.resourceVersion) {
             revision_ = *options_.resourceVersion;
             // What matches now stands for what matched then: objects leaving the selector are DELETED.
-            if (filtered_)
-                for (auto& o : store_.list(resource_.apiVersion(), resource_.kind, options_.ns))
+            if (filtered_) {
+                auto listed = store_.list(resource_.apiVersion(), resource_.kind, options_.ns);
+                if (!listed.ok()) {
+                    startError_ = *listed.error;
+                    return;
+                }
+                for (auto& o : listed.value)
                     if (matches(o)) matched_.insert(keyOf(o));
+            }
         } else {
             // The current state first (revision read before the list: nothing is missed).
-            revision_ = store_.revision();
-            for (auto& o : store_.list(resource_.apiVersion(), resource_.kind, options_.ns))
+            auto revision = store_.revision();
+            auto listed = revision.ok() ? store_.list(resource_.apiVersion(), resource_.kind, options_.ns)
+                                        : ListResult::failure(*revision.error);
+            if (!listed.ok()) {
+                startError_ = *listed.error;
+                return;
+            }
+            revision_ = revision.value;
+            for (auto& o : listed.value)
                 if (matches(o)) {
                     if (filtered_) matched_.insert(keyOf(o));
                     initial_.push_back(std::move(o));
                 }
         }
     }
+
+    // Why the stream could not start (a store read failed), or nullopt.
+    const std::optional<std::string>& startError() const { return startError_; }
 
     // The change feed is polled: 20 ms between empty polls bounds an event's latency.
     std::chrono::milliseconds idle() const override { return std::chrono::milliseconds(20); }
@@ -45,13 +61,22 @@ public:
             initial_.pop_front();
         }
         if (!initial_.empty()) return out;
-        if (revision_ < store_.compactedRevision()) {
-            out.data += line("ERROR", expiredStatus(revision_, store_.compactedRevision() + 1));
+        // A feed that cannot be read ends the watch with an InternalError event (clients watch
+        // again from their last version); an empty answer would look like "nothing happened".
+        auto compacted = store_.compactedRevision();
+        auto changes = compacted.ok() ? store_.changesSince(revision_, kBatch)
+                                      : ReadValue<std::vector<Change>>::failure(*compacted.error);
+        if (!changes.ok()) {
+            out.data += line("ERROR", statusObject(internalError(*changes.error)));
             out.done = done_ = true;
             return out;
         }
-        auto changes = store_.changesSince(revision_, kBatch);
-        for (auto const& c : changes) {
+        if (revision_ < compacted.value) {
+            out.data += line("ERROR", expiredStatus(revision_, compacted.value + 1));
+            out.done = done_ = true;
+            return out;
+        }
+        for (auto const& c : changes.value) {
             revision_ = c.revision;
             if (c.key.apiVersion != resource_.apiVersion() || c.key.kind != resource_.kind) continue;
             if (options_.ns && c.key.ns != *options_.ns) continue;
@@ -109,6 +134,7 @@ private:
     int64_t revision_ = 0;
     bool first_ = true;
     bool done_ = false;
+    std::optional<std::string> startError_;
     std::chrono::steady_clock::time_point lastBookmark_;
 };
 
@@ -120,8 +146,14 @@ json::object expiredStatus(int64_t requested, int64_t oldest) {
     return statusObject(e);
 }
 
-std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ApiResource resource, WatchOptions options) {
-    return std::make_shared<WatchStream>(store, std::move(resource), std::move(options));
+std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ApiResource resource, WatchOptions options,
+                                                        std::string& error) {
+    auto stream = std::make_shared<WatchStream>(store, std::move(resource), std::move(options));
+    if (stream->startError()) {
+        error = *stream->startError();
+        return nullptr;
+    }
+    return stream;
 }
 
 }  // namespace trainer::core::apiserver

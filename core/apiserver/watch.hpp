@@ -27,8 +27,11 @@ struct WatchOptions {
 };
 
 // The stream; once the feed is compacted past its position it sends an ERROR event with a 410
-// Expired Status and ends, so clients relist.
-std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ApiResource resource, WatchOptions options);
+// Expired Status and ends, so clients relist; when the feed cannot be read it ends with an ERROR
+// event carrying an InternalError Status. nullptr with `error` set when the store could not be
+// read to start it (the caller answers 500).
+std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ApiResource resource, WatchOptions options,
+                                                        std::string& error);
 
 // The Status a watch from a compacted version ends with: `too old resource version: <rv> (<oldest>)`.
 json::object expiredStatus(int64_t requested, int64_t oldest);

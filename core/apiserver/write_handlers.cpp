@@ -27,8 +27,9 @@ void afterWrite(HandlerContext& ctx, const json::object& stored) {
 std::optional<ApiError> namespaceReady(const HandlerContext& ctx) {
     if (!ctx.resource.namespaced) return std::nullopt;
     auto ns = ctx.store.get(ObjectKey{"v1", "Namespace", "", ctx.info.ns});
-    if (!ns) return notFound("namespaces", ctx.info.ns);
-    if (metaOf(*ns).contains("deletionTimestamp"))
+    if (ns.failed()) return internalError(ns.message);
+    if (ns.notFound()) return notFound("namespaces", ctx.info.ns);
+    if (metaOf(ns.object).contains("deletionTimestamp"))
         return ApiError{Reason::Forbidden,
                         ctx.resource.groupResource() + " is forbidden: unable to create new content in namespace " +
                             ctx.info.ns + " because it is being terminated",
@@ -105,8 +106,10 @@ server::Response handleUpdate(HandlerContext& ctx) {
     if (!obj) return errorResponse(error);
     if (auto e = checkIdentity(ctx, *obj, ctx.info.name)) return errorResponse(*e);
     auto key = keyFor(ctx, ctx.info.name);
-    auto current = ctx.store.get(key);
-    if (!current) return errorResponse(notFound(ctx.resource.groupResource(), key.name));
+    auto read = ctx.store.get(key);
+    if (read.failed()) return errorResponse(internalError(read.message));  // not a 404: it may exist
+    if (read.notFound()) return errorResponse(notFound(ctx.resource.groupResource(), key.name));
+    const json::object* current = &read.object;
     if (!ctx.resource.builtin && strOf(metaOf(*obj), "resourceVersion").empty())
         return errorResponse(invalid(ctx.resource.kind, ctx.resource.group, key.name,
                                      {FieldError{"metadata.resourceVersion",
@@ -233,7 +236,10 @@ bool isApply(const HandlerContext& ctx) { return patchMedia(ctx) == "application
 server::Response handlePatch(HandlerContext& ctx) {
     auto key = keyFor(ctx, ctx.info.name);
     for (int attempt = 0;; ++attempt) {
-        auto current = ctx.store.get(key);
+        auto read = ctx.store.get(key);
+        // A failed read is not "absent": an apply must not turn into a create.
+        if (read.failed()) return errorResponse(internalError(read.message));
+        const json::object* current = read.found() ? &read.object : nullptr;
         if (!current && !(isApply(ctx) && ctx.info.subresource.empty()))
             return errorResponse(notFound(ctx.resource.groupResource(), key.name));
         if (!current)
@@ -311,24 +317,30 @@ std::optional<DeleteOptions> deleteOptions(const HandlerContext& ctx, ApiError& 
     return o;
 }
 
-// What goes with a deleted object: a CRD's custom resources, a namespace's contents.
-void afterDelete(HandlerContext& ctx, const json::object& deleted) {
+// What goes with a deleted object: a CRD's custom resources, a namespace's contents. The store
+// failing to list them is the error (nothing of them was deleted), or "".
+std::string afterDelete(HandlerContext& ctx, const json::object& deleted) {
     if (isCrd(ctx.resource)) {
         ctx.registry.removeCrd(keyOf(deleted).name);
         auto const& spec = deleted.contains("spec") ? deleted.at("spec").as_object() : json::object{};
         std::string group = strOf(spec, "group");
         std::string kind = spec.contains("names") ? strOf(spec.at("names").as_object(), "kind") : "";
-        for (auto const& o : ctx.store.listAll()) {
+        auto all = ctx.store.listAll();
+        if (!all.ok()) return "listing the custom resources of " + keyOf(deleted).name + " to delete: " + *all.error;
+        for (auto const& o : all.value) {
             auto k = keyOf(o);
             if (k.kind == kind && k.apiVersion.starts_with(group + "/")) ctx.store.remove(k);
         }
     } else if (isNamespace(ctx.resource)) {
         auto ns = keyOf(deleted).name;
-        for (auto const& o : ctx.store.listAll()) {
+        auto all = ctx.store.listAll();
+        if (!all.ok()) return "listing the contents of namespace " + ns + " to delete: " + *all.error;
+        for (auto const& o : all.value) {
             auto k = keyOf(o);
             if (k.ns == ns) ctx.store.remove(k);
         }
     }
+    return {};
 }
 
 json::object deletedStatus(const HandlerContext& ctx, const json::object& obj) {
@@ -348,14 +360,18 @@ server::Response handleDelete(HandlerContext& ctx) {
     auto key = keyFor(ctx, ctx.info.name);
     if (dryRun(ctx)) {
         auto current = ctx.store.get(key);
-        if (!current) return errorResponse(notFound(ctx.resource.groupResource(), key.name));
-        return objectResponse(ctx, 200, *current);
+        if (current.failed()) return errorResponse(internalError(current.message));
+        if (current.notFound()) return errorResponse(notFound(ctx.resource.groupResource(), key.name));
+        return objectResponse(ctx, 200, current.object);
     }
-    if (isNamespace(ctx.resource)) afterDelete(ctx, json::object{{"metadata", json::object{{"name", key.name}}}});
+    if (isNamespace(ctx.resource))
+        if (auto e = afterDelete(ctx, json::object{{"metadata", json::object{{"name", key.name}}}}); !e.empty())
+            return errorResponse(internalError(e));
     auto r = ctx.store.remove(key, *options);
     if (!r.ok()) return errorResponse(storeError(ctx, key, r));
     if (r.pending) return objectResponse(ctx, 200, r.object);
-    if (!isNamespace(ctx.resource)) afterDelete(ctx, r.object);
+    if (!isNamespace(ctx.resource))
+        if (auto e = afterDelete(ctx, r.object); !e.empty()) return errorResponse(internalError(e));
     server::Response res;
     res.contentType = "application/json";
     res.body = json::serialize(deletedStatus(ctx, r.object));
@@ -381,7 +397,11 @@ server::Response handleDeleteCollection(HandlerContext& ctx) {
     if (ctx.resource.namespaced && ctx.info.hasNamespace) ns = ctx.info.ns;
     json::array deleted;
     static const json::object empty;
-    for (auto const& o : ctx.store.list(ctx.resource.apiVersion(), ctx.resource.kind, ns)) {
+    auto revision = ctx.store.revision();  // before the list, as a list's resourceVersion is
+    auto listed = revision.ok() ? ctx.store.list(ctx.resource.apiVersion(), ctx.resource.kind, ns)
+                                : ListResult::failure(*revision.error);
+    if (!listed.ok()) return errorResponse(internalError(*listed.error));
+    for (auto const& o : listed.value) {
         auto* l = metaOf(o).if_contains("labels");
         if (labels && !labels->matches(l && l->is_object() ? l->as_object() : empty)) continue;
         if (fields && !fields->matches(o)) continue;
@@ -391,17 +411,21 @@ server::Response handleDeleteCollection(HandlerContext& ctx) {
         }
         auto r = ctx.store.remove(keyOf(o), *options);
         if (r.ok()) {
-            afterDelete(ctx, r.object);
+            if (auto e = afterDelete(ctx, r.object); !e.empty()) return errorResponse(internalError(e));
             deleted.push_back(r.object);
         } else if (r.status != StoreStatus::NotFound) {
             return errorResponse(storeError(ctx, keyOf(o), r));
         }
     }
+    // The revision after the deletes; should that read fail, the one the list was read at (a real
+    // revision, older, from which a watch replays the deletes) rather than failing what was done.
+    auto now = ctx.store.revision();
+    const int64_t after = now.ok() ? now.value : revision.value;
     server::Response res;
     res.contentType = "application/json";
     res.body = json::serialize(json::object{{"apiVersion", ctx.resource.apiVersion()},
                                             {"kind", ctx.resource.kind + "List"},
-                                            {"metadata", json::object{{"resourceVersion", std::to_string(ctx.store.revision())}}},
+                                            {"metadata", json::object{{"resourceVersion", std::to_string(after)}}},
                                             {"items", std::move(deleted)}});
     return res;
 }

@@ -2,8 +2,11 @@
 #include "core/cli/command_config.hpp"
 #include "core/cli/embedded_api.hpp"
 #include "core/cli/run_backend.hpp"
+#include "core/cli/run_safety.hpp"
+#include "core/plugin/registry_internal.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/version.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -39,11 +42,12 @@ const std::vector<Command>& commands() {
         {"validate", "validate -f PATH [-f PATH ...] [--plugin-dir DIR] [--config FILE] [--feature-gates GATES]",
          "Run admission (CRD schema, CEL rules, validation plugins) on every TrainJob and runtime in the inputs",
          {kFile, kPluginDir, configFlag(), featureGatesFlag()}, 0, 0, &cmdValidate},
-        {"plugins", "plugins [--plugin-dir DIR] [--config FILE] [-o json] [--print-pins]",
+        {"plugins", "plugins [--plugin-dir DIR] [--config FILE] [-o json] [--print-pins] [--allow-rejected]",
          "Show the plugins that were loaded and the files that were rejected, with the reason",
          {kPluginDir, configFlag(), {"output", 'o', true, false, "table or json", "table"},
           {"print-pins", 0, false, false,
-           "print the loaded plugins' hashes as a Configuration block (plugins.sha256) ready to paste", ""}},
+           "print the loaded plugins' hashes as a Configuration block (plugins.sha256) ready to paste", ""},
+          {"allow-rejected", 0, false, false, "exit 0 even when something was rejected (otherwise exit 1)", ""}},
          0, 0, &cmdPlugins},
         {"run",
          "run --plugin-dir DIR [--store PATH] [--config FILE] [--feature-gates GATES] [--health-probe-bind-address ADDR] "
@@ -71,7 +75,7 @@ const std::vector<Command>& commands() {
           {"zap-log-level", 0, true, false, "debug, info, warn, error or an integer", ""},
           {"zap-encoder", 0, true, false, "json or console", ""},
           {"zap-devel", 0, false, false, "development defaults (console encoder, debug level)", ""}},
-                      clusterFlags()),
+                      runSafetyFlags(clusterFlags())),
          0, 0, &cmdRun},
         {"apiserver",
          "apiserver [--store PATH] [--plugin-dir DIR] [--api-bind-address ADDR] [--write-kubeconfig PATH] "
@@ -112,6 +116,14 @@ const std::vector<Command>& commands() {
           {"namespace", 'n', true, false, "the Service namespace", "kubeflow-system"},
           {"out-dir", 0, true, false, "where to write the files", ""}},
          0, 0, &cmdCerts},
+        {"plugin-host", "plugin-host --socket-fd N --file-fd N --path PATH [--memory-limit BYTES] [--parent-pid PID]",
+         "Run one process-isolated plugin for the operator (started by the operator only, README \"Plugin isolation\")",
+         {{"socket-fd", 0, true, false, "the socket to the operator", "3"},
+          {"file-fd", 0, true, false, "the plugin file, opened and checked by the operator", "4"},
+          {"path", 0, true, false, "the plugin file's path, for messages", ""},
+          {"memory-limit", 0, true, false, "the plugin's memory limit in bytes (an address-space backstop)", "0"},
+          {"parent-pid", 0, true, false, "exit when this process is gone", "0"}},
+         0, 0, &cmdPluginHost},
     };
     return table;
 }
@@ -141,14 +153,34 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
     return best;
 }
 
-std::string pluginDir(const Args& args) {
-    if (args.has("plugin-dir")) return args.get("plugin-dir");
-    if (const char* env = std::getenv("TRAINER_PLUGIN_DIR"); env && *env) return env;
+std::string installedPluginDir() {
     auto exe = boost::dll::program_location();
     return (exe.parent_path().parent_path() / "lib" / "trainer-operator" / "plugins").lexically_normal().string();
 }
 
+std::string pluginDir(const Args& args) {
+    if (args.has("plugin-dir")) return args.get("plugin-dir");
+    if (const char* env = std::getenv("TRAINER_PLUGIN_DIR"); env && *env) return env;
+    return installedPluginDir();
+}
+
+PluginOptions withShippedHashes(PluginOptions options) {
+    for (auto const& h : readShippedManifest(installedPluginDir())) options.shippedHashes.insert(h);
+    return options;
+}
+
 namespace {
+
+std::string compilerName() {
+#if defined(__clang__)
+    return "Clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "GCC " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+           std::to_string(__GNUC_PATCHLEVEL__);
+#else
+    return "an unknown compiler";
+#endif
+}
 
 void printCommandHelp(const Command& c, std::ostream& os) {
     os << c.summary << ".\n\nUsage:\n  trainer-operator " << c.usage << "\n\nFlags:\n";
@@ -163,12 +195,26 @@ void printCommandHelp(const Command& c, std::ostream& os) {
     os << "  " << std::left << std::setw(34) << "-h, --help" << "help for " << c.name << "\n";
 }
 
+// The operator's version, the plugin ABI range the loader accepts (the handshake's own range,
+// registry_library.cpp hostInfo()) and the SDK's version (its CMake package is versioned with the
+// project, sdk/CMakeLists.txt), then what it was built with: the compatibility matrix's columns
+// (sdk/README.md).
+void printVersion(std::ostream& os) {
+    const trn_host_info& host = core::detail::hostInfo();
+    os << "trainer-operator " << TRAINER_VERSION << "\n"
+       << "plugin ABI " << core::detail::abiString(host.abi_min) << "-" << core::detail::abiString(host.abi_max) << "\n"
+       << "SDK " << TRAINER_VERSION << "\n"
+       << "built with Boost " << BOOST_VERSION / 100000 << "." << BOOST_VERSION / 100 % 1000 << "."
+       << BOOST_VERSION % 100 << ", " << compilerName() << "\n";
+}
+
 void printUsage(std::ostream& os) {
     os << "trainer-operator: a Kubeflow Trainer v2 compatible operator whose pipeline is made of plugins.\n\n"
           "Usage:\n  trainer-operator COMMAND [flags]\n\nCommands:\n";
     for (auto const& c : commands()) os << "  " << std::left << std::setw(10) << c.name << c.summary << "\n";
     os << "\nGlobal flags:\n  -h, --help     help for trainer-operator or a command\n"
-          "      --version  print the version\n\nRun 'trainer-operator COMMAND --help' for a command's flags.\n";
+          "      --version  print the version, the plugin ABI range and the SDK version\n"
+          "\nRun 'trainer-operator COMMAND --help' for a command's flags.\n";
 }
 
 // Parses argv[from..] against a command's flags; returns an error sentence or "".
@@ -237,7 +283,7 @@ int run(int argc, char** argv, Io io) {
         return rest.empty() ? 1 : 0;
     }
     if (rest[0] == "--version" || rest[0] == "version") {
-        io.out << "trainer-operator " << TRAINER_VERSION << "\n";
+        printVersion(io.out);
         return 0;
     }
     const Command* cmd = nullptr;

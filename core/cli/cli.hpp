@@ -2,6 +2,8 @@
 // --help, --version and suggestions for unknown commands and flags.
 #pragma once
 
+#include "core/plugin/registry.hpp"
+
 #include <functional>
 #include <map>
 #include <ostream>
@@ -61,6 +63,11 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
 
 // The plugin directory: --plugin-dir, else $TRAINER_PLUGIN_DIR, else <binary>/../lib/trainer-operator/plugins.
 std::string pluginDir(const Args& args);
+// <binary>/../lib/trainer-operator/plugins: where the operator's own plugins are installed.
+std::string installedPluginDir();
+// `options` plus the hashes of the installed plugin directory's shipped manifest, so copies of
+// the shipped plugins in another --plugin-dir still run in-process by default.
+PluginOptions withShippedHashes(PluginOptions options);
 
 // Command implementations (render.cpp, ...).
 int cmdRender(const Args& args, Io& io);
@@ -78,5 +85,6 @@ int cmdLogs(const Args& args, Io& io);
 int cmdApiserver(const Args& args, Io& io);
 // CA + webhook serving certificate (certs_command.cpp).
 int cmdCerts(const Args& args, Io& io);
+int cmdPluginHost(const Args& args, Io& io);
 
 }  // namespace trainer::core::cli

@@ -51,7 +51,13 @@ std::string EmbeddedApi::start(boost::asio::io_context& io, const EmbeddedApiOpt
     so.bodyLimit = ao.bodyLimit;
     so.headerTimeout = std::chrono::seconds(60);
     so.errors = api_->errorResponder();
-    http_ = std::make_unique<server::HttpServer>(io, so, api_->routes());
+    // Writes run admission, that is plugin code, which may hang: on the server's worker pool,
+    // so reads, watches and probes keep being served (beyond pool and queue: 503).
+    so.workerThreads = 8;
+    so.workerQueue = 64;
+    auto routes = api_->routes();
+    for (auto& r : routes) r.offload = r.method == "POST" || r.method == "PUT" || r.method == "PATCH";
+    http_ = std::make_unique<server::HttpServer>(io, so, std::move(routes));
     if (auto err = http_->start(); !err.empty()) return err;
     std::string bindError;
     auto bind = server::parseBindAddress(options.bindAddress, bindError);

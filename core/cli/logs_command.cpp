@@ -114,12 +114,23 @@ int podLogs(const Store& store, const std::filesystem::path& state, const Args& 
 int trainJobLogs(const Store& store, const std::filesystem::path& state, const Args& args, Io& io,
                  executor::LogOptions o, const std::string& job) {
     const std::string ns = args.get("namespace", "default");
-    if (!store.get(ObjectKey{"trainer.kubeflow.org/v1alpha1", "TrainJob", ns, job})) {
+    ObjectKey key{"trainer.kubeflow.org/v1alpha1", "TrainJob", ns, job};
+    auto trainJob = store.get(key);
+    if (trainJob.failed()) {
+        io.err << "error: " << readFailureMessage(key, trainJob.message) << "\n";
+        return 1;
+    }
+    if (trainJob.notFound()) {
         io.err << "error: trainjobs.trainer.kubeflow.org \"" << job << "\" not found\n";
         return 1;
     }
+    auto listed = store.list("v1", "Pod", ns);
+    if (!listed.ok()) {
+        io.err << "error: listing the pods in " << ns << ": " << *listed.error << "\n";
+        return 1;
+    }
     std::vector<json::object> pods;
-    for (auto& p : store.list("v1", "Pod", ns)) {
+    for (auto& p : listed.value) {
         auto* meta = p.if_contains("metadata");
         auto* labels = meta && meta->is_object() ? meta->as_object().if_contains("labels") : nullptr;
         auto* v = labels && labels->is_object() ? labels->as_object().if_contains(kJobNameLabel) : nullptr;

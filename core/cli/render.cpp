@@ -112,10 +112,18 @@ int cmdPlugins(const Args& args, Io& io) {
     if (!configuredSession(args, io, s, dir)) return 1;
     s.loadPlugins(dir);
     auto const& reg = s.registry();
+    // Exit 1 when a file, the directory or a pin was rejected, so a script or an image build
+    // notices; --allow-rejected keeps 0. The rejections themselves are printed first.
+    auto rejectedExit = [&] {
+        const size_t n = reg.rejected().size();
+        if (n == 0 || args.has("allow-rejected")) return 0;
+        io.err << "error: " << n << (n == 1 ? " rejection" : " rejections") << "; --allow-rejected to exit 0 anyway\n";
+        return 1;
+    };
     if (args.has("print-pins")) {
         for (auto const& r : reg.rejected()) io.err << "rejected: " << r.reason << "\n";
         io.out << pinsYaml(reg);
-        return 0;
+        return rejectedExit();
     }
     if (format == "json") {
         json::array plugins, rejected;
@@ -134,24 +142,26 @@ int cmdPlugins(const Args& args, Io& io) {
                                            {"watches", std::move(watches)},
                                            {"priority", p->priority},
                                            {"threadSafe", p->threadSafe},
+                                           {"isolation", toString(p->isolation)},
+                                           {"shipped", p->shipped},
                                            {"description", p->description}});
         }
         for (auto const& r : reg.rejected())
             rejected.push_back(json::object{{"path", r.path}, {"reason", r.reason}, {"code", r.code}});
         io.out << toJson(json::object{{"plugins", std::move(plugins)}, {"rejected", std::move(rejected)}}, true) << "\n";
-        return 0;
+        return rejectedExit();
     }
     io.out << std::left << std::setw(14) << "NAME" << std::setw(10) << "VERSION" << std::setw(6) << "ABI" << std::setw(10)
-           << "PRIORITY" << "EXTENSION POINTS\n";
+           << "PRIORITY" << std::setw(11) << "ISOLATION" << "EXTENSION POINTS\n";
     for (auto const& p : reg.plugins()) {
         std::string eps;
         for (auto const& e : p->extensionPoints()) eps += (eps.empty() ? "" : ",") + e;
         io.out << std::left << std::setw(14) << p->name << std::setw(10) << p->version << std::setw(6)
                << (std::to_string(p->abi >> 16) + "." + std::to_string(p->abi & 0xffff)) << std::setw(10) << p->priority
-               << eps << "\n";
+               << std::setw(11) << toString(p->isolation) << eps << "\n";
     }
     for (auto const& r : reg.rejected()) io.out << "rejected: " << r.reason << "\n";
-    return 0;
+    return rejectedExit();
 }
 
 }  // namespace trainer::core::cli

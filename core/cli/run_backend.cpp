@@ -139,7 +139,12 @@ std::unique_ptr<RunBackend> openEmbeddedBackend(const Args& args, boost::asio::i
     }
     auto b = std::make_unique<EmbeddedBackend>();
     b->sqlite = std::move(opened.store);
-    log::Logger("setup").info("Opened the store", {{"store", storePath}, {"revision", b->sqlite->revision()}});
+    auto revision = b->sqlite->revision();
+    if (!revision.ok()) {
+        error = storePath + ": " + *revision.error;
+        return nullptr;
+    }
+    log::Logger("setup").info("Opened the store", {{"store", storePath}, {"revision", revision.value}});
     if (auto o = embeddedApiOptions(args, storePath); o.bindAddress != "0") {
         o.tls = tls;
         b->api = std::make_unique<EmbeddedApi>(*b->sqlite, registry, framework);

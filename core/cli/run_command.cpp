@@ -7,12 +7,14 @@
 #include "core/cli/cli.hpp"
 #include "core/cli/command_config.hpp"
 #include "core/cli/run_backend.hpp"
+#include "core/cli/run_safety.hpp"
 #include "core/cli/status_server_wiring.hpp"
 #include "core/cli/webhook_certs.hpp"
 #include "core/cli/log_flags.hpp"
 #include "core/cli/metrics_auth.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/controller/configuration.hpp"
+#include "core/controller/in_flight_slots.hpp"
 #include "core/controller/leader_election.hpp"
 #include "core/controller/manager.hpp"
 #include "core/executor/local_executor.hpp"
@@ -135,13 +137,25 @@ void registerWebhooks(srv::WebhookServer& wh, const Framework& fw, const Cluster
         auto r = controller::admit(fw, copy, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr, cluster,
                                    std::chrono::system_clock::now());
         auto d = r.all();
+        if (r.readError) {  // could not read the cluster: an internal error to retry, not a denial
+            srv::AdmissionResponse failed;
+            failed.allowed = false;
+            failed.code = 500;
+            failed.reason = "InternalError";
+            failed.message = *r.readError;
+            return failed;
+        }
         return d.ok() ? srv::AdmissionResponse::allow(warningTexts(d)) : srv::AdmissionResponse::deny(d.errors, warningTexts(d));
     };
-    wh.handle(std::string(srv::kValidateTrainJobPath), std::string(srv::kValidateTrainJobName), validate);
+    // Admission runs plugin code, which may hang: on the webhook server's worker pool (any
+    // validator may be sent a TrainJob, whose admission runs CustomValidation).
+    const bool runsPlugins = true;
+    wh.handle(std::string(srv::kValidateTrainJobPath), std::string(srv::kValidateTrainJobName), validate, runsPlugins);
     auto runtimeHandler = validate;
-    wh.handle(std::string(srv::kValidateTrainingRuntimePath), std::string(srv::kValidateTrainingRuntimeName), runtimeHandler);
+    wh.handle(std::string(srv::kValidateTrainingRuntimePath), std::string(srv::kValidateTrainingRuntimeName), runtimeHandler,
+              runsPlugins);
     wh.handle(std::string(srv::kValidateClusterTrainingRuntimePath), std::string(srv::kValidateClusterTrainingRuntimeName),
-              runtimeHandler);
+              runtimeHandler, runsPlugins);
 }
 
 // The Framework (with what plugins learn of the operator: its namespace, Service, gates) and the
@@ -187,6 +201,9 @@ int cmdRun(const Args& args, Io& io) {
     if (!loadCommandConfiguration(args, io, cfg)) return 1;
     int workers = 1;
     auto flagErrors = applyFlags(args, cfg, workers);
+    std::string graceError;
+    const auto grace = gracefulShutdownTimeout(args, graceError);
+    if (!grace) flagErrors.push_back(graceError);
     auto vd = controller::validateConfiguration(cfg);
     for (auto const& e : vd.errors) flagErrors.push_back(formatError(e).substr(7));
     if (!flagErrors.empty()) {
@@ -195,6 +212,8 @@ int cmdRun(const Args& args, Io& io) {
     }
     log::init(logOpts);
     log::Logger setup("setup");
+    // Armed by the stop: bounds everything below that waits on a plugin call (run_safety.hpp).
+    ShutdownWatchdog watchdog;
     const std::string plugins = args.has("plugin-dir") || cfg.pluginDirectory.empty() ? pluginDir(args) : cfg.pluginDirectory;
 
     auto& metrics = srv::defaultRegistry();
@@ -236,6 +255,7 @@ int cmdRun(const Args& args, Io& io) {
     std::shared_future<void> stopped = stopSignal.get_future().share();
     std::atomic<bool> stopRequested{false};
     auto requestStop = [&] {
+        watchdog.arm(*grace);
         if (!stopRequested.exchange(true)) stopSignal.set_value();
     };
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
@@ -258,7 +278,12 @@ int cmdRun(const Args& args, Io& io) {
 
     PluginRegistry registry;
     registry.setLogSink(loggerSink(log::Logger("plugin")));
-    registry.loadDirectory(plugins, cfg.plugins);
+    registry.setIsolationObserver([&metrics](const std::string& plugin, std::string_view event, std::string_view reason) {
+        if (event == "failure") metrics.add("trainer_plugin_isolation_failures_total", {plugin, std::string(reason)});
+        else if (event == "restart") metrics.add("trainer_plugin_isolation_restarts_total", {plugin});
+        else if (event == "circuit") metrics.set("trainer_plugin_circuit_open", {plugin}, reason == "open" ? 1 : 0);
+    });
+    registry.loadDirectory(plugins, withShippedHashes(cfg.plugins));
     for (auto const& p : registry.plugins()) {
         metrics.add("trainer_plugin_load_total", {"loaded", "ok"});
         setup.info("Loaded plugin", {{"plugin", p->name}, {"version", p->version}, {"path", p->path}});
@@ -267,6 +292,10 @@ int cmdRun(const Args& args, Io& io) {
         metrics.add("trainer_plugin_load_total", {"rejected", r.code});
         setup.warn("Rejected plugin", {{"path", r.path}, {"reason", r.reason}, {"code", r.code}});
     }
+    // A plugin call running longer than its plugins.callTimeout makes /readyz fail, naming it.
+    addStuckCallCheck(health, [isolation = cfg.plugins.isolation](const std::string& plugin) {
+        return isolation.limitsFor(plugin).callTimeout;
+    });
 
     // The objects: the embedded store (and its Kubernetes API), or a cluster's API server.
     std::string backendError;
@@ -343,6 +372,7 @@ int cmdRun(const Args& args, Io& io) {
     controller::RealClock clock;
     controller::ManagerOptions mo;
     mo.trainJobWorkers = workers;
+    std::unique_ptr<controller::InFlightSlots> inFlight;  // the poison-pill record; outlives the manager's reconciles
     controller::Manager manager(store, registry, framework, clock, &metrics, log::Logger(""), mo);
     // Embedded mode trains for real: the local executor runs the pods (core/executor/).
     std::unique_ptr<executor::LocalExecutor> local;
@@ -357,6 +387,13 @@ int cmdRun(const Args& args, Io& io) {
     }
     std::string executorError;
     auto startControllers = [&] {
+        // Opened by the leader only: a standby would misread the leader's live slots.
+        std::string slotsError;
+        inFlight = controller::InFlightSlots::open(inFlightFile(args, clusterMode(args)), slotsError);
+        if (!inFlight)
+            setup.warn("The in-flight record is off: a TrainJob whose build crashes the operator is built again after a restart",
+                       {{"error", slotsError}});
+        manager.setInFlightSlots(inFlight.get());
         manager.start();
         setup.info("Started the controllers", {{"workers", workers}});
         if (!local) return;
@@ -383,6 +420,7 @@ int cmdRun(const Args& args, Io& io) {
         if (elector.acquire(wait)) {
             startControllers();
             const bool stopping = elector.renew(wait);
+            watchdog.arm(*grace);
             stopControllers();
             if (stopping) {
                 elector.release();

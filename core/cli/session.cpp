@@ -1,5 +1,7 @@
 #include "core/cli/session.hpp"
 
+#include "core/cli/cli.hpp"
+
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/cli/input_checks.hpp"
@@ -56,7 +58,7 @@ void Session::configure(PluginOptions options, OperatorSettings settings) {
 }
 
 void Session::loadPlugins(const std::string& dir) {
-    registry_->loadDirectory(dir, pluginOptions_);
+    registry_->loadDirectory(dir, withShippedHashes(pluginOptions_));
     framework_ = std::make_unique<Framework>(*registry_, HookObserver{}, settings_);
 }
 

@@ -29,7 +29,9 @@ std::string metaStr(const json::object& obj, std::string_view key) {
 
 // The namespace object, as the embedded API server makes "default" (its writes need one).
 std::string ensureNamespace(Store& store, const std::string& ns) {
-    if (store.get(ObjectKey{"v1", "Namespace", "", ns})) return {};
+    auto existing = store.get(ObjectKey{"v1", "Namespace", "", ns});
+    if (existing.failed()) return "reading namespace " + ns + ": " + existing.message;
+    if (existing.found()) return {};
     auto r = store.create(json::object{{"apiVersion", "v1"},
                                        {"kind", "Namespace"},
                                        {"metadata", json::object{{"name", ns}}},
@@ -50,7 +52,10 @@ std::string ensureServingSecret(Store& store, const controller::Configuration& c
     const ObjectKey key{"v1", "Secret", ns, cfg.webhookSecretName};
     const std::string host = statusServerHost(cfg, ns), what = "Secret " + ns + "/" + cfg.webhookSecretName;
     for (int attempt = 0; attempt < 3; ++attempt) {
-        auto secret = store.get(key);
+        auto read = store.get(key);
+        // Unreadable is not absent: a certificate made now would replace one still in use.
+        if (read.failed()) return "reading " + what + ": " + read.message;
+        const json::object* secret = read.found() ? &read.object : nullptr;
         files = secret ? certFilesOfSecret(*secret) : CertFiles{};
         if (certFilesUsable(files, kRenewBefore, host)) return {};
         files.clear();
@@ -87,7 +92,8 @@ std::string embeddedCertificate(const StatusServerInputs& in, StatusServerWiring
 auth::PodChecker podChecker(Store& store) {
     return [&store](std::string_view ns, std::string_view name, std::string_view uid) {
         auto pod = store.get(ObjectKey{"v1", "Pod", std::string(ns), std::string(name)});
-        return pod && metaStr(*pod, "uid") == uid ? auth::PodCheck::Exists : auth::PodCheck::Gone;
+        if (pod.failed()) return auth::PodCheck::Error;
+        return pod.found() && metaStr(pod.object, "uid") == uid ? auth::PodCheck::Exists : auth::PodCheck::Gone;
     };
 }
 

@@ -59,7 +59,8 @@ std::string pluralOf(const std::string& kind) {
 // Discovery, as kubectl asks the API server: the built-in resource table, the kinds the loaded
 // plugins build or watch (their `kind:` claims and watches: how JobSets and PodGroups become
 // known, core names none), and every other kind the store holds.
-std::vector<ResourceType> discover(const Store& store, const std::string& pluginDirectory) {
+// A store that cannot be listed is the error (`error` set), not "no other kinds".
+std::vector<ResourceType> discover(const Store& store, const std::string& pluginDirectory, std::string& error) {
     std::vector<ResourceType> types = resourceTypes();
     auto add = [&](const std::string& apiVersion, const std::string& kind, bool isNamespaced) {
         bool known = std::any_of(types.begin(), types.end(),
@@ -69,7 +70,12 @@ std::vector<ResourceType> discover(const Store& store, const std::string& plugin
     PluginRegistry registry;
     registry.loadDirectory(pluginDirectory);
     for (auto const& [apiVersion, kind] : registry.pluginKinds()) add(apiVersion, kind, true);
-    for (auto const& o : store.listAll()) {
+    auto all = store.listAll();
+    if (!all.ok()) {
+        error = *all.error;
+        return {};
+    }
+    for (auto const& o : all.value) {
         auto k = keyOf(o);
         add(k.apiVersion, k.kind, !k.ns.empty());
     }
@@ -83,7 +89,13 @@ std::vector<ResourceType> resolveKind(const std::string& name, const Store& stor
     std::vector<ResourceType> out;
     std::string n = lower(name);
     std::vector<std::string> all;
-    for (auto const& t : discover(store, pluginDirectory)) {
+    std::string error;
+    auto types = discover(store, pluginDirectory, error);
+    if (!error.empty()) {
+        io.err << "error: reading the store: " << error << "\n";
+        return out;
+    }
+    for (auto const& t : types) {
         std::string group(groupOf(t.apiVersion));
         std::vector<std::string> names{t.plural, t.singular, lower(t.kind)};
         names.insert(names.end(), t.shortNames.begin(), t.shortNames.end());
@@ -159,7 +171,8 @@ int cmdApply(const Args& args, Io& io) {
                    ErrorType::Required);
         } else {
             auto old = store->get(key);
-            od = controller::admitObject(framework, d.object, old ? &*old : nullptr, cluster, now);
+            if (old.failed()) od.add("", readFailureMessage(key, old.message), ErrorType::Internal);
+            else od = controller::admitObject(framework, d.object, old.found() ? &old.object : nullptr, cluster, now);
         }
         for (auto& e : od.errors) e.origin = origin;
         for (auto& w : od.warnings) w.origin = origin;
@@ -204,11 +217,16 @@ int cmdGet(const Args& args, Io& io) {
         const std::string& name = args.positional[1];
         for (auto const& type : types) {
             const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
-            auto obj = store->get(ObjectKey{type.apiVersion, type.kind, ns, name});
-            if (!obj) continue;
-            if (format == "name") io.out << appliedName(keyOf(*obj)) << "\n";
-            else if (format == "json" || format == "yaml") print(*obj);
-            else io.out << printTable({*obj}, type.kind, format == "wide", now);
+            ObjectKey key{type.apiVersion, type.kind, ns, name};
+            auto obj = store->get(key);
+            if (obj.failed()) {  // not "not found": it may exist
+                io.err << "error: " << readFailureMessage(key, obj.message) << "\n";
+                return 1;
+            }
+            if (obj.notFound()) continue;
+            if (format == "name") io.out << appliedName(keyOf(obj.object)) << "\n";
+            else if (format == "json" || format == "yaml") print(obj.object);
+            else io.out << printTable({obj.object}, type.kind, format == "wide", now);
             return 0;
         }
         io.err << notFound(types.front(), name) << "\n";
@@ -218,8 +236,13 @@ int cmdGet(const Args& args, Io& io) {
     bool printed = false;
     for (auto const& type : types) {
         const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
-        auto items = store->list(type.apiVersion, type.kind,
-                                 all || !type.namespaced ? std::nullopt : std::optional<std::string>(ns));
+        auto listed = store->list(type.apiVersion, type.kind,
+                                  all || !type.namespaced ? std::nullopt : std::optional<std::string>(ns));
+        if (!listed.ok()) {
+            io.err << "error: listing " << type.plural << ": " << *listed.error << "\n";
+            return 1;
+        }
+        auto& items = listed.value;
         if (format == "json" || format == "yaml") {
             everything.insert(everything.end(), items.begin(), items.end());
             continue;

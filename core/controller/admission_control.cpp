@@ -1,6 +1,7 @@
 #include "core/controller/admission_control.hpp"
 
 #include "core/api/admission.hpp"
+#include "core/api/read_error_latch.hpp"
 #include "core/api/schema.hpp"
 #include "core/plugin/pipeline.hpp"
 #include "core/server/webhook.hpp"
@@ -35,8 +36,9 @@ Diagnostics validateRuntimeObject(const Framework& framework, const json::object
 }
 
 AdmissionResult admit(const Framework& framework, json::object& obj, const json::object* old,
-                      const ClusterReader& cluster, std::chrono::system_clock::time_point now) {
+                      const ClusterReader& clusterState, std::chrono::system_clock::time_point now) {
     AdmissionResult r;
+    ReadErrorLatch cluster(clusterState);  // a failed read makes the answer "try again", not "denied"
     auto kind = kindOf(obj);
     if (kind == ObjectKind::Other) return r;
     applyDefaults(obj);
@@ -57,6 +59,7 @@ AdmissionResult admit(const Framework& framework, json::object& obj, const json:
     case ObjectKind::Other:
         break;
     }
+    r.readError = cluster.firstError();
     return r;
 }
 
@@ -65,19 +68,22 @@ Diagnostics admitObject(const Framework& framework, json::object& obj, const jso
     return admit(framework, obj, old, cluster, now).all();
 }
 
-std::optional<json::object> OverlayReader::get(const ObjectKey& key) const {
-    if (auto* o = overlay_.find(key)) return *o;
+ReadResult OverlayReader::get(const ObjectKey& key) const {
+    if (auto* o = overlay_.find(key)) return ReadResult::of(*o);
     return base_.get(key);
 }
 
-std::vector<json::object> OverlayReader::list(const std::string& apiVersion, const std::string& kind,
-                                              const std::optional<std::string>& ns) const {
+// The base failing is the list failing: the overlay alone is not the cluster.
+ListResult OverlayReader::list(const std::string& apiVersion, const std::string& kind,
+                               const std::optional<std::string>& ns) const {
+    auto base = base_.list(apiVersion, kind, ns);
+    if (!base.ok()) return base;
     std::map<ObjectKey, json::object> merged;
-    for (auto& o : base_.list(apiVersion, kind, ns)) merged[keyOf(o)] = std::move(o);
-    for (auto& o : overlay_.list(apiVersion, kind, ns)) merged[keyOf(o)] = std::move(o);
+    for (auto& o : base.value) merged[keyOf(o)] = std::move(o);
+    for (auto& o : overlay_.list(apiVersion, kind, ns).value) merged[keyOf(o)] = std::move(o);
     std::vector<json::object> out;
     for (auto& [k, o] : merged) out.push_back(std::move(o));
-    return out;
+    return ListResult::of(std::move(out));
 }
 
 }  // namespace trainer::core::controller

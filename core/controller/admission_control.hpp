@@ -18,10 +18,15 @@ struct AdmissionResult {
     Diagnostics schema;
     Diagnostics webhook;
     std::string webhookName;  // the validating webhook that judged the object, "" for other kinds
-    bool ok() const { return schema.ok() && webhook.ok(); }
+    // Set when a read of the cluster failed while judging ("cluster read of ... failed: ..."):
+    // the object was neither admitted nor refused, so callers answer an internal error (500)
+    // to be retried, not a denial.
+    std::optional<std::string> readError;
+    bool ok() const { return schema.ok() && webhook.ok() && !readError; }
     Diagnostics all() const {
         Diagnostics d = schema;
         d.append(webhook);
+        if (readError && webhook.ok()) d.add("", *readError, ErrorType::Internal);
         return d;
     }
 };
@@ -49,9 +54,9 @@ Diagnostics validateRuntimeObject(const Framework& framework, const json::object
 class OverlayReader : public ClusterReader {
 public:
     OverlayReader(const ObjectSet& overlay, const ClusterReader& base) : overlay_(overlay), base_(base) {}
-    std::optional<json::object> get(const ObjectKey& key) const override;
-    std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
-                                   const std::optional<std::string>& ns = std::nullopt) const override;
+    ReadResult get(const ObjectKey& key) const override;
+    ListResult list(const std::string& apiVersion, const std::string& kind,
+                    const std::optional<std::string>& ns = std::nullopt) const override;
 
 private:
     const ObjectSet& overlay_;

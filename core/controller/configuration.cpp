@@ -1,5 +1,6 @@
 #include "core/controller/configuration.hpp"
 
+#include "core/controller/plugin_isolation_config.hpp"
 #include "core/json/io.hpp"
 #include "core/server/http.hpp"
 
@@ -13,7 +14,7 @@ namespace trainer::core::controller {
 
 namespace {
 
-enum class T { Object, String, Int, Bool, Number, Duration, StringList, MapInt, MapBool, MapObject, MapString };
+enum class T { Object, String, Int, Bool, Number, Duration, StringList, MapInt, MapBool, MapObject, MapString, Any };
 
 // Lists with a maximum length and item length (kubebuilder markers of upstream's TLSOptions).
 struct ListLimit {
@@ -24,7 +25,7 @@ struct ListLimit {
 constexpr std::array<ListLimit, 2> kListLimits{{{"tls.cipherSuites", 100, 100}, {"tls.nextProtos", 10, 32}}};
 
 // Every field the decoder accepts, by path. Anything else is an unknown field.
-constexpr std::array<std::pair<std::string_view, T>, 48> kFields{{
+constexpr std::array<std::pair<std::string_view, T>, 53> kFields{{
     {"apiVersion", T::String},
     {"kind", T::String},
     {"webhook", T::Object},
@@ -73,6 +74,12 @@ constexpr std::array<std::pair<std::string_view, T>, 48> kFields{{
     {"plugins.config", T::MapObject},
     {"plugins.priorities", T::MapInt},
     {"plugins.sha256", T::MapString},
+    // Checked by parsePluginIsolation (plugin_isolation_config.cpp).
+    {"plugins.isolation", T::Any},
+    {"plugins.callTimeout", T::Any},
+    {"plugins.memoryLimit", T::Any},
+    {"plugins.outputLimit", T::Any},
+    {"plugins.perPlugin", T::MapObject},
 }};
 
 const T* fieldType(std::string_view path) {
@@ -90,6 +97,7 @@ bool isDuration(std::string_view s) {
 std::string typeError(const json::value& v, T t) {
     auto intLike = [](const json::value& x) { return x.is_int64() || x.is_uint64(); };
     switch (t) {
+    case T::Any: return "";
     case T::Object: return v.is_object() ? "" : "expected an object";
     case T::String: return v.is_string() ? "" : "expected a string";
     case T::Int: return intLike(v) ? "" : "expected an integer";
@@ -375,6 +383,7 @@ Diagnostics parseConfiguration(const json::value& doc, Configuration& out) {
     with(o, "plugins.sha256", [&](const json::value& v) {
         for (auto const& [k, h] : v.get_object()) out.plugins.sha256[std::string(k)] = std::string(h.get_string());
     });
+    with(o, "plugins", [&](const json::value& v) { d.append(parsePluginIsolation(v.get_object(), out.plugins.isolation)); });
     d.append(validateConfiguration(out));
     return d;
 }

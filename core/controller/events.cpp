@@ -43,8 +43,11 @@ std::string EventRecorder::record(const json::object& involved, std::string_view
     std::string now = formatRfc3339(clock_.now());
     // A lost race with another writer just retries with the fresh count.
     for (int attempt = 0; attempt < 3; ++attempt) {
-        if (auto existing = store_.get(ObjectKey{"v1", "Event", ns, name})) {
-            json::object ev = *existing;
+        ObjectKey eventKey{"v1", "Event", ns, name};
+        auto existing = store_.get(eventKey);
+        if (existing.failed()) return readFailureMessage(eventKey, existing.message);
+        if (existing.found()) {
+            json::object ev = std::move(existing.object);
             int64_t count = ev.if_contains("count") && ev.at("count").is_int64() ? ev.at("count").get_int64() : 1;
             ev["count"] = count + 1;
             ev["lastTimestamp"] = now;

@@ -118,7 +118,11 @@ bool LeaderElector::tryAcquireOrRenew() {
 bool LeaderElector::tryAcquireOrRenewLocked(Clock::time_point now) {
     LeaseRecord mine{options_.identity, duration_cast<seconds>(options_.leaseDuration).count(), now, now, 0};
     auto current = store_.get(leaseKey());
-    if (!current) {
+    if (current.failed()) {  // not "no lease": creating one now could only be refused
+        logger_.error("error retrieving resource lock", {{"lease", describe()}, {"error", current.message}});
+        return false;
+    }
+    if (current.notFound()) {
         json::object lease{{"apiVersion", kLeaseApiVersion},
                            {"kind", kLeaseKind},
                            {"metadata", {{"name", options_.name}, {"namespace", options_.ns}}},
@@ -132,7 +136,7 @@ bool LeaderElector::tryAcquireOrRenewLocked(Clock::time_point now) {
         observe(mine);
         return true;
     }
-    LeaseRecord old = leaseRecordOf(*current);
+    LeaseRecord old = leaseRecordOf(current.object);
     observe(old);
     const bool ours = old.holderIdentity == options_.identity;
     if (!ours && leaseHeld(old, now)) return false;
@@ -142,7 +146,7 @@ bool LeaderElector::tryAcquireOrRenewLocked(Clock::time_point now) {
     } else {
         mine.leaseTransitions = old.leaseTransitions + 1;
     }
-    json::object next = *current;  // keeps metadata.resourceVersion: the write is conditional on it
+    json::object next = current.object;  // keeps metadata.resourceVersion: the write is conditional on it
     auto* spec = next["spec"].if_object();
     if (!spec) spec = &next["spec"].emplace_object();
     for (auto& [k, v] : leaseSpecOf(mine)) (*spec)[k] = v;
@@ -193,12 +197,16 @@ bool LeaderElector::release() {
         return true;
     };
     auto current = store_.get(leaseKey());
-    if (!current) return standby();
-    LeaseRecord old = leaseRecordOf(*current);
+    if (current.failed()) {
+        logger_.error("failed to release lease", {{"lease", describe()}, {"error", current.message}});
+        return false;
+    }
+    if (current.notFound()) return standby();
+    LeaseRecord old = leaseRecordOf(current.object);
     if (old.holderIdentity != options_.identity) return standby();
     auto now = clock_.now();
     LeaseRecord released{"", 1, now, now, old.leaseTransitions};
-    json::object next = *current;
+    json::object next = current.object;
     auto* spec = next["spec"].if_object();
     if (!spec) spec = &next["spec"].emplace_object();
     for (auto& [k, v] : leaseSpecOf(released)) (*spec)[k] = v;

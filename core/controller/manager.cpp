@@ -1,6 +1,7 @@
 #include "core/controller/manager.hpp"
 
 #include "core/api/kinds.hpp"
+#include "core/api/read_error_latch.hpp"
 #include "core/runtime/info_builder.hpp"
 
 #include <set>
@@ -54,7 +55,8 @@ ChangeMapper::ChangeMapper(const PluginRegistry& registry) {
         for (auto const& w : p->watches) watches_.push_back(w);
 }
 
-std::vector<ObjectKey> ChangeMapper::trainJobsFor(const Change& change, const ClusterReader& cluster) const {
+ReadValue<std::vector<ObjectKey>> ChangeMapper::trainJobsFor(const Change& change, const ClusterReader& state) const {
+    ReadErrorLatch cluster(state);  // any failed read below fails the whole mapping
     std::set<ObjectKey> out;
     const auto& k = change.key;
     const json::object& obj = change.object;
@@ -74,7 +76,7 @@ std::vector<ObjectKey> ChangeMapper::trainJobsFor(const Change& change, const Cl
         }
 
     auto trainJobsIn = [&](const std::optional<std::string>& ns) {
-        return cluster.list(std::string(kTrainerApiVersion), std::string(kTrainJob), ns);
+        return cluster.list(std::string(kTrainerApiVersion), std::string(kTrainJob), ns).value;
     };
     // A runtime appearing or changing: the TrainJobs that name it (those waiting for it).
     if (trainerGroup && (k.kind == kTrainingRuntime || k.kind == kClusterTrainingRuntime)) {
@@ -107,7 +109,8 @@ std::vector<ObjectKey> ChangeMapper::trainJobsFor(const Change& change, const Cl
         }
         // TRN_WATCH_OWNED is the controller ownerReference handled above.
     }
-    return {out.begin(), out.end()};
+    if (auto error = cluster.firstError()) return ReadValue<std::vector<ObjectKey>>::failure(*error);
+    return ReadValue<std::vector<ObjectKey>>::of({out.begin(), out.end()});
 }
 
 Manager::Manager(Store& store, const PluginRegistry& registry, const Framework& framework, const Clock& clock,
@@ -127,38 +130,79 @@ Manager::Manager(Store& store, const PluginRegistry& registry, const Framework& 
 
 Manager::~Manager() { stop(); }
 
-void Manager::relist() {
-    for (auto const& tj : store_.list(std::string(kTrainerApiVersion), std::string(kTrainJob)))
-        trainJobs_->queue().add(keyOf(tj));
-    for (auto const& rt : store_.list(std::string(kTrainerApiVersion), std::string(kTrainingRuntime)))
-        trainingRuntimes_->queue().add(keyOf(rt));
-    for (auto const& rt : store_.list(std::string(kTrainerApiVersion), std::string(kClusterTrainingRuntime)))
-        clusterTrainingRuntimes_->queue().add(keyOf(rt));
+bool Manager::relist() {
+    const std::pair<std::string_view, Controller*> kinds[] = {{kTrainJob, trainJobs_.get()},
+                                                              {kTrainingRuntime, trainingRuntimes_.get()},
+                                                              {kClusterTrainingRuntime, clusterTrainingRuntimes_.get()}};
+    bool complete = true;
+    for (auto const& [kind, controller] : kinds) {
+        auto listed = store_.list(std::string(kTrainerApiVersion), std::string(kind));
+        if (!listed.ok()) {
+            logger_.error("Listing failed; the re-list is retried", {{"kind", kind}, {"error", *listed.error}});
+            complete = false;
+            continue;
+        }
+        for (auto const& o : listed.value) controller->queue().add(keyOf(o));
+    }
+    return complete;
 }
 
-void Manager::enqueue(const Change& change) {
-    for (auto const& k : mapper_.trainJobsFor(change, store_)) trainJobs_->queue().add(k);
+bool Manager::enqueue(const Change& change) {
+    auto keys = mapper_.trainJobsFor(change, store_);
+    if (!keys.ok()) {
+        logger_.error("Mapping a change to its TrainJobs failed on a read; retrying it",
+                      {{"revision", change.revision}, {"object", change.key.display()}, {"error", *keys.error}});
+        return false;
+    }
+    for (auto const& k : keys.value) trainJobs_->queue().add(k);
     if (change.key.apiVersion == kTrainerApiVersion && change.type != ChangeType::Deleted) {
         if (change.key.kind == kTrainingRuntime) trainingRuntimes_->queue().add(change.key);
         if (change.key.kind == kClusterTrainingRuntime) clusterTrainingRuntimes_->queue().add(change.key);
     }
+    return true;
+}
+
+void Manager::resync() {
+    resync_ = true;
+    auto revision = store_.revision();
+    if (!revision.ok()) {
+        logger_.error("Reading the store's revision failed; the re-list is retried", {{"error", *revision.error}});
+        return;
+    }
+    if (!relist()) return;
+    seen_ = revision.value;
+    resync_ = false;
 }
 
 size_t Manager::pollOnce() {
     std::lock_guard lk(pollMu_);
-    if (seen_ < store_.compactedRevision()) {
+    if (resync_) {
+        resync();
+        return 0;
+    }
+    auto compacted = store_.compactedRevision();
+    if (!compacted.ok()) {
+        logger_.error("Reading the change feed failed; retrying", {{"error", *compacted.error}});
+        return 0;
+    }
+    if (seen_ < compacted.value) {
         // Fell behind the feed: everything may have changed.
         logger_.info("Change feed compacted past our position; re-listing", {{"revision", seen_}});
-        seen_ = store_.revision();
-        relist();
+        resync();
         return 0;
     }
     auto changes = store_.changesSince(seen_, options_.batch);
-    for (auto const& c : changes) {
-        enqueue(c);
-        seen_ = c.revision;
+    if (!changes.ok()) {
+        logger_.error("Reading the change feed failed; retrying", {{"error", *changes.error}});
+        return 0;
     }
-    return changes.size();
+    size_t handled = 0;
+    for (auto const& c : changes.value) {
+        if (!enqueue(c)) return handled;  // this change again on the next poll
+        seen_ = c.revision;
+        ++handled;
+    }
+    return handled;
 }
 
 void Manager::settle(int rounds) {
@@ -173,9 +217,8 @@ void Manager::start() {
     if (running_.exchange(true)) return;
     {
         std::lock_guard lk(pollMu_);
-        seen_ = store_.revision();
+        resync();  // on a failed read, the watcher's first poll tries again
     }
-    relist();
     trainJobs_->start();
     trainingRuntimes_->start();
     clusterTrainingRuntimes_->start();

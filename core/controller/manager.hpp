@@ -25,7 +25,9 @@ namespace trainer::core::controller {
 class ChangeMapper {
 public:
     explicit ChangeMapper(const PluginRegistry& registry);
-    std::vector<ObjectKey> trainJobsFor(const Change& change, const ClusterReader& cluster) const;
+    // The TrainJobs `change` concerns, or an error when a read it needed failed (the caller
+    // retries the change rather than drop the TrainJobs it could not find).
+    ReadValue<std::vector<ObjectKey>> trainJobsFor(const Change& change, const ClusterReader& cluster) const;
 
 private:
     std::vector<WatchSpec> watches_;
@@ -52,11 +54,15 @@ public:
     void start();
     // Stops the watcher, then the controllers (in-flight reconciles finish).
     void stop();
+    // The poison-pill record the TrainJob reconciles write and act on (null: off); before start().
+    void setInFlightSlots(InFlightSlots* slots) { trainJobReconciler_.useInFlightSlots(slots, logger_); }
     // One synchronous watch step: reads new changes (or re-lists) and queues keys; returns how
-    // many changes it read.
+    // many changes it handled. A failed read is logged and the step retried on the next poll
+    // from where it stopped (a change is passed only once it was mapped); nothing is dropped.
     size_t pollOnce();
-    // Queues every TrainJob and runtime in the store (start-up and after compaction).
-    void relist();
+    // Queues every TrainJob and runtime in the store (start-up and after compaction); false
+    // (logged) when a list failed, and then what was listed is queued and the rest is not.
+    bool relist();
     // Tests: poll and reconcile everything ready until nothing changes any more.
     void settle(int rounds = 50);
     bool started() const { return running_.load(); }
@@ -66,7 +72,11 @@ public:
     Controller& clusterTrainingRuntimes() { return *clusterTrainingRuntimes_; }
 
 private:
-    void enqueue(const Change& change);
+    // Queues the keys of `change`; false (logged) when mapping it failed on a read.
+    bool enqueue(const Change& change);
+    // Under pollMu_: the feed position from the store's revision, then relist(); on a failed
+    // read `resync_` stays set and the next poll tries again.
+    void resync();
     void watchLoop();
 
     Store& store_;
@@ -80,6 +90,7 @@ private:
     std::unique_ptr<Controller> trainingRuntimes_;
     std::unique_ptr<Controller> clusterTrainingRuntimes_;
     int64_t seen_ = 0;
+    bool resync_ = false;  // a re-list is owed (start-up or compaction) and has not succeeded yet
     std::mutex pollMu_;
     std::atomic<bool> running_{false};
     std::mutex stopMu_;

@@ -1,6 +1,9 @@
 #include "core/controller/trainjob_reconciler.hpp"
 
 #include "core/api/admission.hpp"
+#include "core/api/kinds.hpp"
+#include "core/api/read_error_latch.hpp"
+#include "core/plugin/crash_context.hpp"
 #include "core/plugin/pipeline.hpp"
 #include "core/runtime/info_builder.hpp"
 
@@ -21,6 +24,20 @@ std::string stringAt(const json::object* o, std::string_view k) {
 }
 
 bool isTrue(const json::object* c) { return c && stringAt(c, "status") == "True"; }
+
+int64_t int64At(const json::object* o, std::string_view k) {
+    auto* v = o ? o->if_contains(k) : nullptr;
+    if (v && v->is_int64()) return v->get_int64();
+    return v && v->is_uint64() ? static_cast<int64_t>(v->get_uint64()) : 0;
+}
+
+// metav1.Condition's observedGeneration on the condition of `type`.
+void setObservedGeneration(json::object& status, std::string_view type, int64_t generation) {
+    auto* conds = status.if_contains("conditions");
+    if (!conds || !conds->is_array()) return;
+    for (auto& c : conds->get_array())
+        if (c.is_object() && stringAt(&c.get_object(), "type") == type) c.get_object()["observedGeneration"] = generation;
+}
 
 std::string joinErrors(const ErrorList& errors) {
     std::string out;
@@ -92,6 +109,7 @@ TrainJobReconciler::TrainJobReconciler(Store& store, const PluginRegistry& regis
       events_(store, clock, std::string(kTrainJobEventComponent)) {}
 
 ReconcileResult TrainJobReconciler::reconcile(const ObjectKey& key, const log::Logger& log) {
+    TrainJobScope working(key.ns, key.name);  // crash reports and /readyz name it
     try {
         return reconcileImpl(key, log);
     } catch (const std::exception& e) {
@@ -102,8 +120,12 @@ ReconcileResult TrainJobReconciler::reconcile(const ObjectKey& key, const log::L
 ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const log::Logger& log) {
     ReconcileResult result;
     auto current = store_.get(key);
-    if (!current) return result;  // deleted: the store's GC removed the children
-    const json::object& trainJob = *current;
+    if (current.failed()) return readFailed(readFailureMessage(key, current.message));
+    if (current.notFound()) return result;  // deleted: the store's GC removed the children
+    const json::object& trainJob = current.object;
+    // Every read of the build and of the status hooks goes through this: after a failed one,
+    // nothing built or mapped from what was read is applied or written.
+    ReadErrorLatch cluster(store_);
     static const json::object kEmpty;
     const json::object* spec = objectAt(trainJob, "spec");
     const json::object& specRef = spec ? *spec : kEmpty;
@@ -118,6 +140,10 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
     const json::object* prevStatusPtr = objectAt(trainJob, "status");
     const json::object prevStatus = prevStatusPtr ? *prevStatusPtr : json::object();
     json::object status = prevStatus;
+    if (auto guarded = crashGuard(trainJob, status, log)) return *guarded;
+    // Recorded until this reconcile ends: a fatal signal in a hook marks the TrainJob next time.
+    std::optional<InFlightSlots::Claim> inFlight;
+    if (slots_) inFlight.emplace(*slots_, stringAt(md, "uid"), key.ns, key.name, int64At(md, "generation"));
     auto now = clock_.now();
     std::vector<std::string> errors;
 
@@ -126,12 +152,13 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
                            key_ == "ClusterTrainingRuntime." + std::string(kTrainerGroup);
     if (!supported) {
         setCondition(status, "Failed", "True", "TrainingRuntimeNotSupported", "unsupported runtime: " + key_, now);
-    } else if (!isFinished(prevStatus)) {
+    } else if (!isFinished(status)) {  // status: prevStatus less a stale PluginCrashed mark
         Diagnostics resolveDiag;
-        auto runtime = resolveRuntime(trainJob, store_, resolveDiag, /*useSnapshot=*/true);
+        auto runtime = resolveRuntime(trainJob, cluster, resolveDiag, /*useSnapshot=*/true);
         ReconcileBuild b;
-        if (runtime) b = buildTrainJob(framework_, trainJob, store_);
+        if (runtime) b = buildTrainJob(framework_, trainJob, cluster);
         else b.diagnostics = resolveDiag;
+        if (auto failed = cluster.firstError()) return readFailed(*failed);
         // The snapshot first, whether or not the build succeeded (upstream writes it before building).
         std::string failure = b.snapshot ? applyObjects({*b.snapshot}, log) : std::string();
         if (failure.empty() && b.diagnostics.ok()) {
@@ -166,7 +193,9 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
         if (status.empty()) withStatus.erase("status");
         else withStatus["status"] = status;
         Diagnostics sd;
-        if (auto s = framework_.status(withStatus, store_, sd)) {
+        auto mapped = framework_.status(withStatus, cluster, sd);
+        if (auto failed = cluster.firstError()) return readFailed(*failed);
+        if (auto s = std::move(mapped)) {
             json::object next = std::move(*s);
             if (auto* dl = findCondition(prevStatus, "Failed"); dl && stringAt(dl, "reason") == "DeadlineExceeded") {
                 json::object copy = *dl;
@@ -188,9 +217,14 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
             if (auto t = parseRfc3339(stringAt(resumed, "lastTransitionTime"))) start = *t;
         auto deadline = start + std::chrono::seconds(ads->get_int64());
         if (now > deadline) {
-            setCondition(status, "Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline", now);
-            if (auto err = deleteStatusChildren(trainJob); !err.empty()) errors.push_back(err);
-            log.info("TrainJob exceeded its active deadline");
+            // Failed is recorded once the children are gone: a finished TrainJob is not visited
+            // again, so a deletion (or the list it needs) that failed is retried first.
+            if (auto err = deleteStatusChildren(trainJob); !err.empty()) {
+                errors.push_back(err);
+            } else {
+                setCondition(status, "Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline", now);
+                log.info("TrainJob exceeded its active deadline");
+            }
         } else {
             result.requeueAfter = std::max<Clock::duration>(deadline - now, std::chrono::seconds(1));
         }
@@ -208,6 +242,71 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
         }
     }
     for (auto const& e : errors) result.error += (result.error.empty() ? "" : "; ") + e;
+    return result;
+}
+
+void TrainJobReconciler::useInFlightSlots(InFlightSlots* slots, const log::Logger& log) {
+    slots_ = slots;
+    if (!slots_) return;
+    for (auto const& c : slots_->crashed()) {
+        auto current = store_.get(ObjectKey{std::string(kTrainerApiVersion), "TrainJob", c.ns, c.name});
+        if (current.failed()) {  // unknown whether it is gone: the record stays for its reconcile
+            log.error("Reading a TrainJob the previous operator process crashed on failed; its record is kept",
+                      {{"trainJob", json::object{{"name", c.name}, {"namespace", c.ns}}}, {"error", current.message}});
+            continue;
+        }
+        const json::object* md = current.found() ? objectAt(current.object, "metadata") : nullptr;
+        const bool same = md && stringAt(md, "uid") == c.uid;
+        const bool marked = same && !c.plugin.empty() && int64At(md, "generation") == c.generation;
+        log.error("The previous operator process died of a fatal signal while reconciling a TrainJob",
+                  {{"trainJob", json::object{{"name", c.name}, {"namespace", c.ns}}},
+                   {"plugin", c.plugin},
+                   {"hook", c.hook},
+                   {"signal", signalName(c.signal)},
+                   {"generation", c.generation},
+                   {"action", marked           ? "marked Failed (PluginCrashed); not built again until its spec changes"
+                              : !same          ? "none: the TrainJob is gone"
+                              : c.plugin.empty() ? "none: no plugin hook was running; it is reconciled again"
+                                                 : "none: its spec changed since; it is built again"}});
+        if (!marked) slots_->resolve(c.uid);
+    }
+}
+
+std::optional<ReconcileResult> TrainJobReconciler::crashGuard(const json::object& trainJob, json::object& status,
+                                                              const log::Logger& log) {
+    const json::object* md = objectAt(trainJob, "metadata");
+    const int64_t generation = int64At(md, "generation");
+    if (auto* failed = findCondition(status, "Failed");
+        isTrue(failed) && stringAt(failed, "reason") == kReasonPluginCrashed) {
+        if (int64At(failed, "observedGeneration") == generation) return ReconcileResult{};
+        log.info("The spec changed since a plugin crashed the operator building this TrainJob; building it again",
+                 {{"generation", generation}});
+        removeCondition(status, "Failed");
+    }
+    const std::string uid = stringAt(md, "uid");
+    auto crash = slots_ ? slots_->crashOf(uid) : std::nullopt;
+    if (!crash) return std::nullopt;
+    if (crash->generation != generation || crash->plugin.empty()) {  // an older spec crashed; this one may not
+        slots_->resolve(uid);
+        return std::nullopt;
+    }
+    const std::string message = describeCrash(*crash) + "; it is not built again until its spec changes";
+    setCondition(status, "Failed", "True", kReasonPluginCrashed, message, clock_.now());
+    setObservedGeneration(status, "Failed", generation);
+    json::object next = trainJob;
+    next["status"] = status;
+    ReconcileResult result;
+    auto r = store_.updateStatus(next);
+    if (r.status == StoreStatus::Conflict) {
+        result.requeue = true;
+    } else if (!r.ok()) {
+        result.error = "updating status: " + r.message;
+    } else {
+        slots_->resolve(uid);
+        events_.record(trainJob, "Warning", kReasonPluginCrashed, "Reconciling", message);
+        log.info("Marked the TrainJob failed: a plugin crashed the operator building it",
+                 {{"plugin", crash->plugin}, {"hook", crash->hook}, {"signal", signalName(crash->signal)}});
+    }
     return result;
 }
 
@@ -230,7 +329,12 @@ std::string TrainJobReconciler::deleteStatusChildren(const json::object& trainJo
         if (!p->implements(Hook::TrainJobStatus)) continue;
         for (auto const& w : p->watches) {
             if (w.mode != TRN_WATCH_OWNED) continue;
-            for (auto const& child : store_.list(w.apiVersion, w.kind, key.ns)) {
+            auto children = store_.list(w.apiVersion, w.kind, key.ns);
+            if (!children.ok()) {
+                error = "listing " + w.apiVersion + " " + w.kind + " to delete: " + *children.error;
+                continue;
+            }
+            for (auto const& child : children.value) {
                 const json::object* cmd = objectAt(child, "metadata");
                 auto* refs = cmd ? cmd->if_contains("ownerReferences") : nullptr;
                 bool owned = false;
@@ -246,10 +350,18 @@ std::string TrainJobReconciler::deleteStatusChildren(const json::object& trainJo
     return error;
 }
 
+ReconcileResult readFailed(std::string message) {
+    // An error result: the queue retries with backoff and the controller logs it.
+    return ReconcileResult{"the store could not be read, nothing was changed; retrying: " + std::move(message), false,
+                           std::nullopt};
+}
+
 ReconcileResult RuntimeReconciler::reconcile(const ObjectKey& key, const log::Logger& log) {
     ReconcileResult result;
-    auto obj = store_.get(key);
-    if (!obj) return result;
+    auto read = store_.get(key);
+    if (read.failed()) return readFailed(readFailureMessage(key, read.message));
+    if (read.notFound()) return result;
+    const json::object* obj = &read.object;
     auto* md = obj->if_contains("metadata");
     auto* fins = md && md->is_object() ? md->get_object().if_contains("finalizers") : nullptr;
     if (!fins || !fins->is_array()) return result;

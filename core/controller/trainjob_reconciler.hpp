@@ -6,10 +6,20 @@
 // plugin or build error), the TrainJob gets condition `Created=False` with reason
 // `TrainingRuntimeNotFound` or `TrainJobResourcesCreationFailed` and the error as message;
 // the condition is removed once a build succeeds.
+//
+// A read that fails (store busy past its timeout, I/O error, corrupt page) is never taken for
+// "absent": that reconcile applies, deletes, records and writes nothing (no child rebuilt, no
+// key regenerated, no snapshot rewritten) and returns an error, retried with backoff.
+//
+// Poison pill: a TrainJob whose build killed the previous process with a fatal signal in a
+// plugin hook (in_flight_slots.hpp) gets `Failed=True` with reason `PluginCrashed`, a message
+// naming the plugin, hook and signal, and `observedGeneration`; no hook runs for it again
+// until its generation changes, when the condition is removed and it is built again.
 #pragma once
 
 #include "core/controller/clock.hpp"
 #include "core/controller/events.hpp"
+#include "core/controller/in_flight_slots.hpp"
 #include "core/log/log.hpp"
 #include "core/plugin/framework.hpp"
 #include "core/plugin/registry.hpp"
@@ -29,6 +39,8 @@ inline constexpr std::string_view kTrainJobEventComponent = "trainer-trainjob-co
 inline constexpr std::string_view kCreatedCondition = "Created";
 inline constexpr std::string_view kReasonRuntimeNotFound = "TrainingRuntimeNotFound";
 inline constexpr std::string_view kReasonResourcesCreationFailed = "TrainJobResourcesCreationFailed";
+// Failed=True: the TrainJob's build crashed the operator in a plugin hook (not built again until its spec changes).
+inline constexpr std::string_view kReasonPluginCrashed = "PluginCrashed";
 
 // What a reconcile asks of its queue: an error (retried with backoff), a plain retry with
 // backoff (`requeue`, e.g. a write conflict), or a visit after `requeueAfter`.
@@ -37,6 +49,10 @@ struct ReconcileResult {
     bool requeue = false;
     std::optional<Clock::duration> requeueAfter;
 };
+
+// A read of the store failed (read_result.hpp): the reconcile stops before it writes, applies,
+// deletes or regenerates anything, and this error result has the queue retry with backoff.
+ReconcileResult readFailed(std::string message);
 
 // apimachinery meta.SetStatusCondition on `status.conditions`: lastTransitionTime changes only
 // when `status` flips; reason and message always follow.
@@ -54,9 +70,15 @@ public:
     TrainJobReconciler(Store& store, const PluginRegistry& registry, const Framework& framework, const Clock& clock);
     // One reconcile of the TrainJob at `key`; never throws.
     ReconcileResult reconcile(const ObjectKey& key, const log::Logger& log);
+    // Records each reconcile in `slots` and acts on the crashes it holds (null: off). Logs each
+    // crash found and forgets those of TrainJobs that are gone. Call before the first reconcile.
+    void useInFlightSlots(InFlightSlots* slots, const log::Logger& log);
 
 private:
     ReconcileResult reconcileImpl(const ObjectKey& key, const log::Logger& log);
+    // The poison-pill guard: a result when the TrainJob must not be built (marked now, or
+    // marked before for this generation); removes a stale mark from `status`.
+    std::optional<ReconcileResult> crashGuard(const json::object& trainJob, json::object& status, const log::Logger& log);
     // Deletes the children of `trainJob` whose status the TrainJobStatus plugins map (owned watches).
     std::string deleteStatusChildren(const json::object& trainJob);
     // Applies `objects` in order; the first failure as "<object>: <why>", empty when all applied.
@@ -67,6 +89,7 @@ private:
     const Framework& framework_;
     const Clock& clock_;
     EventRecorder events_;
+    InFlightSlots* slots_ = nullptr;
 };
 
 // TrainingRuntime / ClusterTrainingRuntime: removes the legacy finalizer, nothing else.

@@ -39,18 +39,23 @@ std::string_view kindName(SourceKind kind) { return kind == SourceKind::ConfigMa
 
 SourceData readSource(const ClusterReader& cluster, SourceKind kind, const std::string& ns, const std::string& name) {
     SourceData out;
-    auto object = cluster.get(ObjectKey{"v1", std::string(kindName(kind)), ns, name});
-    if (!object) {
+    ObjectKey key{"v1", std::string(kindName(kind)), ns, name};
+    auto object = cluster.get(key);
+    if (object.failed()) {  // an error, never "not found" (an optional source would be skipped)
+        out.error = readFailureMessage(key, object.message);
+        return out;
+    }
+    if (object.notFound()) {
         out.notFound = true;
         out.error = std::string(resourceName(kind)) + " \"" + name + "\" not found";
         return out;
     }
     std::map<std::string, std::string> entries;
     bool ok = kind == SourceKind::ConfigMap
-                  ? readEntries(*object, "data", false, entries, out.error) &&
-                        readEntries(*object, "binaryData", true, entries, out.error)
-                  : readEntries(*object, "data", true, entries, out.error) &&
-                        readEntries(*object, "stringData", false, entries, out.error);
+                  ? readEntries(object.object, "data", false, entries, out.error) &&
+                        readEntries(object.object, "binaryData", true, entries, out.error)
+                  : readEntries(object.object, "data", true, entries, out.error) &&
+                        readEntries(object.object, "stringData", false, entries, out.error);
     if (!ok) out.error = std::string(kindName(kind)) + " " + ns + "/" + name + ": " + out.error;
     else out.entries = std::move(entries);
     return out;

@@ -144,7 +144,12 @@ controller::ReconcileResult sync(SyncJob& s) {
     auto params = parseJobSpec(objectAt(&s.job, "spec"), "spec.", error);
     if (!params) return failInvalid(s, error);
     s.params = std::move(*params);
-    s.pods = podsOfJob(s.store, keyOf(s.job).ns, uidOf(s.job));
+    auto pods = podsOfJob(s.store, keyOf(s.job).ns, uidOf(s.job));
+    if (!pods.ok()) {  // not "no pods": creating them now could run a node twice
+        s.addError(*pods.error);
+        return withError(s.errors);
+    }
+    s.pods = std::move(pods.value);
     countPods(s);
     if (!s.status.contains("startTime") && !s.params.suspend) s.status["startTime"] = formatRfc3339(s.clock.now());
     std::optional<controller::Clock::duration> requeueAfter;
@@ -165,18 +170,22 @@ controller::ReconcileResult sync(SyncJob& s) {
 
 controller::ReconcileResult reconcileJob(Store& store, const ObjectKey& key, const controller::Clock& clock,
                                          const log::Logger& log) {
-    auto job = store.get(key);
-    if (!job) {
+    auto read = store.get(key);
+    if (read.failed()) return withError(readFailureMessage(key, read.message));  // retried; nothing released
+    if (read.notFound()) {
         // The Job is gone: its pods' finalizers no longer serve anyone (syncOrphanPod).
         return withError(releaseStalePods(store, key.ns, key.name, ""));
     }
+    auto* job = &read.object;
     std::string released = releaseStalePods(store, key.ns, key.name, uidOf(*job));
     auto* status = objectAt(&*job, "status");
     if (conditionTrue(status, "Complete") || conditionTrue(status, "Failed")) {
         // Finished: nothing to redo; pods it still tracks are released.
         SyncJob done(store, clock, log, *job, json::object());
         done.addError(released);
-        for (auto const& pod : podsOfJob(store, key.ns, uidOf(*job)))
+        auto pods = podsOfJob(store, key.ns, uidOf(*job));
+        if (!pods.ok()) done.addError(*pods.error);
+        for (auto const& pod : pods.value)
             if (pod.tracked) done.addError(removeTrackingFinalizer(store, pod.key));
         return withError(done.errors);
     }

@@ -69,11 +69,13 @@ JobPod toJobPod(const json::object& pod) {
     return p;
 }
 
-std::vector<JobPod> podsOfJob(const Store& store, const std::string& ns, const std::string& jobUid) {
+ReadValue<std::vector<JobPod>> podsOfJob(const Store& store, const std::string& ns, const std::string& jobUid) {
+    auto pods = store.list(std::string(kPodApiVersion), std::string(kPodKind), ns);
+    if (!pods.ok()) return ReadValue<std::vector<JobPod>>::failure("listing the pods in " + ns + ": " + *pods.error);
     std::vector<JobPod> out;
-    for (auto const& pod : store.list(std::string(kPodApiVersion), std::string(kPodKind), ns))
+    for (auto const& pod : pods.value)
         if (controlledBy(pod, kJobKind, jobUid)) out.push_back(toJobPod(pod));
-    return out;
+    return ReadValue<std::vector<JobPod>>::of(std::move(out));
 }
 
 bool isTerminal(const JobPod& p) { return p.phase == "Succeeded" || p.phase == "Failed"; }
@@ -126,8 +128,10 @@ std::string deletePod(Store& store, const ObjectKey& key) {
 
 std::string removeTrackingFinalizer(Store& store, const ObjectKey& key) {
     for (int attempt = 0; attempt < 5; ++attempt) {
-        auto pod = store.get(key);
-        if (!pod || !hasFinalizer(*pod, kJobTrackingFinalizer)) return "";
+        auto read = store.get(key);
+        if (read.failed()) return "removing finalizer of " + key.display() + ": " + read.message;
+        if (read.notFound() || !hasFinalizer(read.object, kJobTrackingFinalizer)) return "";
+        auto* pod = &read.object;
         auto& meta = ensureObject(*pod, "metadata");
         json::array kept;
         for (auto const& f : stringsAt(&meta, "finalizers"))
@@ -142,7 +146,9 @@ std::string removeTrackingFinalizer(Store& store, const ObjectKey& key) {
 
 std::string releaseStalePods(Store& store, const std::string& ns, const std::string& jobName, const std::string& keepUid) {
     std::string errors;
-    for (auto const& pod : store.list(std::string(kPodApiVersion), std::string(kPodKind), ns)) {
+    auto pods = store.list(std::string(kPodApiVersion), std::string(kPodKind), ns);
+    if (!pods.ok()) return "listing the pods in " + ns + ": " + *pods.error;
+    for (auto const& pod : pods.value) {
         auto* ref = controllerRefOf(pod);
         if (!ref || stringAt(ref, "kind") != kJobKind || stringAt(ref, "name") != jobName) continue;
         if (stringAt(ref, "uid") == keepUid || !hasFinalizer(pod, kJobTrackingFinalizer)) continue;

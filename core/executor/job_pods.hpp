@@ -26,8 +26,9 @@ struct JobPod {
 };
 
 JobPod toJobPod(const json::object& pod);
-// The pods in `ns` whose controller is the Job with `jobUid`, by name.
-std::vector<JobPod> podsOfJob(const Store& store, const std::string& ns, const std::string& jobUid);
+// The pods in `ns` whose controller is the Job with `jobUid`, by name; an error when the list
+// failed (never "no pods", which would have the controller create them again).
+ReadValue<std::vector<JobPod>> podsOfJob(const Store& store, const std::string& ns, const std::string& jobUid);
 
 bool isTerminal(const JobPod& p);
 // controller.FilterActivePods: not Succeeded/Failed and not being deleted.

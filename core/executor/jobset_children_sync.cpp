@@ -128,7 +128,9 @@ std::string deleteJobs(SyncJobSet& s, const std::vector<json::object>& jobs) {
 std::string createHeadlessService(SyncJobSet& s) {
     if (!s.params.dnsHostnames) return "";
     ObjectKey key{"v1", std::string(kServiceKind), keyOf(s.js).ns, s.params.subdomain};
-    if (s.store.get(key)) return "";
+    auto existing = s.store.get(key);
+    if (existing.failed()) return readFailureMessage(key, existing.message);
+    if (existing.found()) return "";
     auto r = s.store.create(constructHeadlessService(s.js, s.params));
     if (r.ok() || r.status == StoreStatus::AlreadyExists) return "";
     return "creating headless Service " + s.params.subdomain + ": " + r.message;

@@ -80,7 +80,9 @@ Result invalidSpec(SyncJobSet& s, const std::string& error) {
 
 Result sync(SyncJobSet& s) {
     auto now = s.clock.now();
-    s.jobs = childJobsOf(s.store, s.js, s.restarts, s.log);
+    auto jobs = childJobsOf(s.store, s.js, s.restarts, s.log);
+    if (!jobs.ok()) return withError(*jobs.error);  // retried; nothing created or deleted
+    s.jobs = std::move(jobs.value);
     s.counts = countReplicatedJobs(s.params, s.jobs);
     s.status["replicatedJobsStatus"] = replicatedJobsStatusJson(s.counts);
     if (jobSetFinished(s.status)) return finishedCleanup(s);
@@ -96,8 +98,10 @@ Result sync(SyncJobSet& s) {
 }
 
 Result reconcileOnce(Store& store, const ObjectKey& key, const controller::Clock& clock, const log::Logger& log) {
-    auto js = store.get(key);
-    if (!js || hasDeletionTimestamp(*js)) return controller::ReconcileResult{};
+    auto read = store.get(key);
+    if (read.failed()) return withError(readFailureMessage(key, read.message));
+    if (read.notFound() || hasDeletionTimestamp(read.object)) return controller::ReconcileResult{};
+    const json::object* js = &read.object;
     auto managedBy = stringAt(objectAt(&*js, "spec"), "managedBy");
     if (!managedBy.empty() && managedBy != kJobSetControllerName) return controller::ReconcileResult{};
     auto* status = objectAt(&*js, "status");

@@ -65,10 +65,12 @@ bool exclusive(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-ChildJobs childJobsOf(const Store& store, const json::object& js, int64_t restarts, const log::Logger& log) {
+ReadValue<ChildJobs> childJobsOf(const Store& store, const json::object& js, int64_t restarts, const log::Logger& log) {
     ChildJobs out;
     std::string ns = stringAt(&metadataOf(js), "namespace");
-    for (auto& job : store.list(std::string(kJobApiVersion), std::string(kJobKind), ns)) {
+    auto jobs = store.list(std::string(kJobApiVersion), std::string(kJobKind), ns);
+    if (!jobs.ok()) return ReadValue<ChildJobs>::failure("listing the Jobs in " + ns + ": " + *jobs.error);
+    for (auto& job : jobs.value) {
         if (!controlledBy(job, kJobSetKind, uidOf(js))) continue;
         int64_t attempt = 0;
         if (!parseCount(labelOf(job, kRestartsKey), attempt)) {
@@ -85,7 +87,7 @@ ChildJobs childJobsOf(const Store& store, const json::object& js, int64_t restar
             out.active.push_back(std::move(job));
         }
     }
-    return out;
+    return ReadValue<ChildJobs>::of(std::move(out));
 }
 
 std::vector<ReplicatedJobCounts> countReplicatedJobs(const JobSetParams& p, const ChildJobs& jobs) {

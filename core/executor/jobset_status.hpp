@@ -25,7 +25,9 @@ struct ChildJobs {
     std::vector<json::object> failed;
     std::vector<json::object> previous;
 };
-ChildJobs childJobsOf(const Store& store, const json::object& js, int64_t restarts, const log::Logger& log);
+// The JobSet's child Jobs by state; an error when listing them failed (never "no children",
+// which would have the controller create them again).
+ReadValue<ChildJobs> childJobsOf(const Store& store, const json::object& js, int64_t restarts, const log::Logger& log);
 
 struct ReplicatedJobCounts {
     std::string name;

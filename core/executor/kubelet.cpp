@@ -73,9 +73,9 @@ std::string Kubelet::start() {
     fs::remove_all(options_.stateDir / "run", ec);  // sandboxes of a previous process
     fs::create_directories(options_.stateDir / "run", ec);
     if (ec) return "create " + (options_.stateDir / "run").string() + ": " + ec.message();
-    recover();
-    seen_ = store_.revision();
-    relist();
+    recoverPending_ = !recover();
+    resync_ = true;
+    if (!recoverPending_) resync();
     running_ = true;
     watcher_ = std::thread([this] { watchLoop(); });
     logger_.info("Started the local executor", {{"node", options_.nodeName}, {"podNetwork", network_->hostIp() + "/16"},
@@ -117,45 +117,68 @@ void Kubelet::watchLoop() {
 }
 
 void Kubelet::pollOnce() {
-    if (seen_ < store_.compactedRevision()) {
-        seen_ = store_.revision();
-        relist();
+    if (recoverPending_) {
+        recoverPending_ = !recover();
         return;
     }
-    for (auto const& c : store_.changesSince(seen_, 1000)) {
-        seen_ = c.revision;
-        if (!isPod(c.key)) continue;
-        if (c.type == ChangeType::Deleted) {
+    if (resync_) {
+        resync();
+        return;
+    }
+    auto compacted = store_.compactedRevision();
+    if (!compacted.ok()) {
+        logger_.error("Reading the change feed failed; retrying", {{"error", *compacted.error}});
+        return;
+    }
+    if (seen_ < compacted.value) {
+        resync();
+        return;
+    }
+    auto changes = store_.changesSince(seen_, 1000);
+    if (!changes.ok()) {
+        logger_.error("Reading the change feed failed; retrying", {{"error", *changes.error}});
+        return;
+    }
+    for (auto const& c : changes.value) {
+        if (isPod(c.key) && c.type == ChangeType::Deleted) {
             forget(str(c.object, "metadata", "uid"), gracePeriodOf(c.object));
             std::lock_guard lock(mu_);
             started_.erase(str(c.object, "metadata", "uid"));
+        } else if (isPod(c.key) && !sync(c.object)) {
+            return;  // this change again on the next poll
         }
-        else sync(c.object);
+        seen_ = c.revision;
     }
 }
 
-void Kubelet::sync(const json::object& pod) {
+bool Kubelet::sync(const json::object& pod) {
     const std::string uid = str(pod, "metadata", "uid"), node = str(pod, "spec", "nodeName");
-    if (uid.empty() || (!node.empty() && node != options_.nodeName)) return;
+    if (uid.empty() || (!node.empty() && node != options_.nodeName)) return true;
     const bool deleting = !str(pod, "metadata", "deletionTimestamp").empty();
     std::lock_guard lock(mu_);
     auto it = workers_.find(uid);
     if (it != workers_.end()) {
         if (deleting) it->second->stop(gracePeriodOf(pod), true);
-        return;
+        return true;
     }
-    if (deleting || terminal(pod) || !str(pod, "status", "startTime").empty() || started_.count(uid)) return;
+    if (deleting || terminal(pod) || !str(pod, "status", "startTime").empty() || started_.count(uid)) return true;
     // A lagging change feed may still deliver this pod's older versions after its worker ended:
     // a pod runs once, so the current object decides.
-    auto current = store_.get(keyOf(pod));
-    if (!current || str(*current, "metadata", "uid") != uid || terminal(*current) ||
-        !str(*current, "status", "startTime").empty() || !str(*current, "metadata", "deletionTimestamp").empty())
-        return;
+    auto read = store_.get(keyOf(pod));
+    if (read.failed()) {
+        logger_.error("Reading a pod to start failed; retrying", {{"pod", keyOf(pod).display()}, {"error", read.message}});
+        return false;
+    }
+    const json::object& current = read.object;
+    if (read.notFound() || str(current, "metadata", "uid") != uid || terminal(current) ||
+        !str(current, "status", "startTime").empty() || !str(current, "metadata", "deletionTimestamp").empty())
+        return true;
     started_.insert(uid);
-    auto w = std::make_unique<PodWorker>(*ctx_, *current);
+    auto w = std::make_unique<PodWorker>(*ctx_, current);
     w->start();
     keys_[uid] = keyOf(pod);
     workers_.emplace(uid, std::move(w));
+    return true;
 }
 
 void Kubelet::forget(const std::string& uid, std::chrono::milliseconds grace) {
@@ -168,12 +191,31 @@ void Kubelet::forget(const std::string& uid, std::chrono::milliseconds grace) {
     keys_.erase(uid);
 }
 
+bool Kubelet::resync() {
+    resync_ = true;
+    auto revision = store_.revision();
+    if (!revision.ok()) {
+        logger_.error("Reading the store's revision failed; the re-list is retried", {{"error", *revision.error}});
+        return false;
+    }
+    if (!relist()) return false;
+    seen_ = revision.value;
+    resync_ = false;
+    return true;
+}
+
 // After compaction or at start: every Pod is synced; workers whose Pod is gone are stopped.
-void Kubelet::relist() {
+bool Kubelet::relist() {
+    auto pods = store_.list("v1", "Pod");
+    if (!pods.ok()) {  // an empty answer here would stop every running pod
+        logger_.error("Listing the pods failed; the re-list is retried", {{"error", *pods.error}});
+        return false;
+    }
     std::set<std::string> present;
-    for (auto const& pod : store_.list("v1", "Pod")) {
+    bool synced = true;
+    for (auto const& pod : pods.value) {
         present.insert(str(pod, "metadata", "uid"));
-        sync(pod);
+        synced = sync(pod) && synced;
     }
     std::vector<std::string> gone;
     {
@@ -182,6 +224,7 @@ void Kubelet::relist() {
             if (!present.count(uid)) gone.push_back(uid);
     }
     for (auto const& uid : gone) forget(uid, 30s);
+    return synced;
 }
 
 void Kubelet::reap() {

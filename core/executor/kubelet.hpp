@@ -53,12 +53,17 @@ public:
     size_t activePods() const;
 
 private:
+    // A store read that fails is never "no pods": each step below returns false (logged) and
+    // the watcher retries it on its next poll; no pod is started or stopped on a failed read.
     void watchLoop();
     void pollOnce();
-    void sync(const json::object& pod);
+    // Starts the pod's worker when it should run here; false when reading its current state failed.
+    bool sync(const json::object& pod);
     void forget(const std::string& uid, std::chrono::milliseconds grace);
-    void relist();
-    void recover();
+    // The feed position, then every Pod synced and workers of Pods now gone stopped.
+    bool resync();
+    bool relist();
+    bool recover();
     void reap();
 
     Store& store_;
@@ -76,6 +81,8 @@ private:
     std::vector<std::unique_ptr<PodWorker>> stopping_;
     std::set<std::string> started_;  // uids this process ran (until the Pod is deleted)
     int64_t seen_ = 0;
+    bool recoverPending_ = false;  // the previous run's Pods are not marked yet (a failed read)
+    bool resync_ = false;          // a re-list is owed and has not succeeded yet
     std::atomic<bool> running_{false};
     std::mutex waitMu_;
     std::condition_variable waitCv_;

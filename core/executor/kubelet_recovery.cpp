@@ -27,9 +27,14 @@ void terminateStatuses(json::object& status, std::string_view key, const std::st
 
 }  // namespace
 
-void Kubelet::recover() {
+bool Kubelet::recover() {
     const std::string now = formatRfc3339(clock_.now());
-    for (auto pod : store_.list("v1", "Pod")) {
+    auto pods = store_.list("v1", "Pod");
+    if (!pods.ok()) {
+        logger_.error("Listing the pods of the previous operator process failed; retrying", {{"error", *pods.error}});
+        return false;
+    }
+    for (auto pod : pods.value) {
         auto* spec = pod.if_contains("spec");
         auto* node = spec && spec->is_object() ? spec->get_object().if_contains("nodeName") : nullptr;
         auto* status = pod.if_contains("status");
@@ -56,6 +61,7 @@ void Kubelet::recover() {
         logger_.info("Pod of the previous operator process marked Failed",
                      {{"pod", keyOf(pod).ns + "/" + keyOf(pod).name}, {"result", std::string(toString(r.status))}});
     }
+    return true;
 }
 
 }  // namespace trainer::core::executor

@@ -45,12 +45,16 @@ uint64_t tailOffset(const fs::path& path, int64_t lines) {
 LogReader::LogReader(const ClusterReader& cluster, fs::path stateDir, ObjectKey pod, LogOptions options)
     : cluster_(cluster), stateDir_(std::move(stateDir)), pod_(std::move(pod)), options_(std::move(options)) {
     auto obj = cluster_.get(pod_);
-    if (!obj) {
+    if (obj.failed()) {
+        error_ = {LogErrorKind::ReadFailed, readFailureMessage(pod_, obj.message)};
+        return;
+    }
+    if (obj.notFound()) {
         error_ = {LogErrorKind::PodNotFound, "pods \"" + pod_.name + "\" not found"};
         return;
     }
-    options_.container = chooseContainer(*obj, options_.container, error_);
-    if (!error_.failed()) start(*obj);
+    options_.container = chooseContainer(obj.object, options_.container, error_);
+    if (!error_.failed()) start(obj.object);
 }
 
 bool LogReader::start(const json::object& pod) {
@@ -88,12 +92,18 @@ LogChunk LogReader::poll() {
     if (done_ || error_.failed()) return {"", true};
     if (!started_) {
         auto pod = cluster_.get(pod_);
-        if (!pod) done_ = true;
-        else if (!start(*pod)) done_ = error_.failed();
-        if (!started_) return {"", done_};
+        if (pod.notFound()) done_ = true;
+        else if (pod.found() && !start(pod.object)) done_ = error_.failed();
+        if (!started_) return {"", done_};  // a failed read: asked again on the next poll
     }
-    // The status first: bytes written before the status said "ended" are all read below.
-    const bool ended = !options_.follow || containerInstanceEnded(cluster_.get(pod_), log_);
+    // The status first: bytes written before the status said "ended" are all read below. A read
+    // that failed does not end the stream; the next poll reads again.
+    bool ended = !options_.follow;
+    if (!ended) {
+        auto pod = cluster_.get(pod_);
+        if (!pod.failed())
+            ended = containerInstanceEnded(pod.found() ? std::optional<json::object>(std::move(pod.object)) : std::nullopt, log_);
+    }
     bool atEnd = false;
     LogChunk out{readMore(atEnd), false};
     if (options_.limitBytes && sent_ >= *options_.limitBytes) done_ = true;

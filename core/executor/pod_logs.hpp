@@ -32,7 +32,8 @@ std::filesystem::path containerLogPath(const std::filesystem::path& stateDir, co
 
 // Why a log cannot be served. PodNotFound is a 404 from the API server; BadRequest and
 // NotStarted are 400s (NotStarted: "container "c" in pod "p" is waiting to start: <reason>").
-enum class LogErrorKind { None, PodNotFound, BadRequest, NotStarted };
+// ReadFailed: the store could not be read (the pod may well exist); an internal error (500).
+enum class LogErrorKind { None, PodNotFound, BadRequest, NotStarted, ReadFailed };
 
 struct LogError {
     LogErrorKind kind = LogErrorKind::None;

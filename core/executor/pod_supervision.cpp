@@ -63,7 +63,7 @@ void PodWorker::startSlot(Slot& s) {
     auto& rec = record(s);
     if (s.restartPending) rec.restartCount++;
     s.retry = s.restartPending = false;
-    if (auto fresh = ctx_.store.get(key_)) pod_ = *fresh;
+    if (auto fresh = ctx_.store.get(key_); fresh.found()) pod_ = std::move(fresh.object);  // else: the last one read
     refreshVolumes(ctx_, pod_, sandbox_);
     auto out = launchContainer(ctx_, pod_, containerOf(s), sandbox_, rec.restartCount);
     if (!out.process) {
@@ -159,7 +159,7 @@ void PodWorker::runProbe(Slot& s) {
 // volume sync would.
 void PodWorker::refreshTokens() {
     if (!ctx_.tokens || !ctx_.tokens->refreshDue(sandbox_.uid)) return;
-    if (auto fresh = ctx_.store.get(key_)) pod_ = *fresh;
+    if (auto fresh = ctx_.store.get(key_); fresh.found()) pod_ = std::move(fresh.object);  // else: the last one read
     if (auto problem = refreshVolumes(ctx_, pod_, sandbox_))
         ctx_.logger.warn("Unable to refresh the pod's volumes", {{"pod", key_.ns + "/" + key_.name}, {"reason", problem->message}});
 }
@@ -176,8 +176,14 @@ void PodWorker::waitEvents(const std::vector<Slot>& slots, std::chrono::millisec
 void PodWorker::publish() {
     if (gone_) return;
     for (int attempt = 0; attempt < 5; ++attempt) {
-        auto cur = ctx_.store.get(key_);
-        if (!cur || keyOf(*cur).name.empty() || (*cur)["metadata"].as_object()["uid"] != json::value(sandbox_.uid)) {
+        auto read = ctx_.store.get(key_);
+        if (read.failed()) {  // not gone: read again in a moment (the final status must land)
+            ctx_.logger.error("Reading the pod to write its status failed", {{"pod", key_.ns + "/" + key_.name}, {"error", read.message}});
+            waitEvents({}, std::chrono::seconds(1));
+            continue;
+        }
+        auto* cur = &read.object;
+        if (read.notFound() || keyOf(*cur).name.empty() || (*cur)["metadata"].as_object()["uid"] != json::value(sandbox_.uid)) {
             gone_ = true;
             return;
         }

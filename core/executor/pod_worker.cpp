@@ -76,9 +76,16 @@ void PodWorker::run() {
 
 // The scheduler's part: the pod is bound to this node.
 bool PodWorker::bind() {
-    for (int attempt = 0; attempt < 10 && !stopping(); ++attempt) {
-        auto cur = ctx_.store.get(key_);
-        if (!cur) return false;
+    for (int attempt = 0; attempt < 10 && !stopping();) {
+        auto read = ctx_.store.get(key_);
+        if (read.failed()) {  // not "the pod is gone": read again in a moment
+            ctx_.logger.error("Reading the pod to bind failed; retrying", {{"pod", key_.ns + "/" + key_.name}, {"error", read.message}});
+            waitEvents({}, 1s);
+            continue;
+        }
+        if (read.notFound()) return false;
+        ++attempt;
+        auto* cur = &read.object;
         auto& spec = (*cur)["spec"];
         if (!spec.is_object()) return false;
         spec.get_object()["nodeName"] = ctx_.nodeName;
@@ -108,7 +115,7 @@ bool PodWorker::prepare() {
         publish();
         ctx_.logger.info("Pod sandbox not ready", {{"pod", key_.ns + "/" + key_.name}, {"reason", problem->message}});
         waitEvents({}, 2s);
-        if (auto fresh = ctx_.store.get(key_)) pod_ = *fresh;
+        if (auto fresh = ctx_.store.get(key_); fresh.found()) pod_ = std::move(fresh.object);  // else: the last one read
     }
     return false;
 }

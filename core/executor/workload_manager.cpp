@@ -34,10 +34,31 @@ WorkloadManager::WorkloadManager(Store& store, const controller::Clock& clock, s
 
 WorkloadManager::~WorkloadManager() { stop(); }
 
-void WorkloadManager::relist() {
-    for (auto const& js : store_.list(std::string(kJobSetApiVersion), std::string(kJobSetKind)))
-        jobSets_->queue().add(keyOf(js));
-    for (auto const& job : store_.list(std::string(kJobApiVersion), std::string(kJobKind))) jobs_->queue().add(keyOf(job));
+bool WorkloadManager::relist() {
+    bool complete = true;
+    auto queueAll = [&](const ListResult& listed, controller::Controller& into, std::string_view kind) {
+        if (!listed.ok()) {
+            logger_.error("Listing failed; the re-list is retried", {{"kind", kind}, {"error", *listed.error}});
+            complete = false;
+            return;
+        }
+        for (auto const& o : listed.value) into.queue().add(keyOf(o));
+    };
+    queueAll(store_.list(std::string(kJobSetApiVersion), std::string(kJobSetKind)), *jobSets_, kJobSetKind);
+    queueAll(store_.list(std::string(kJobApiVersion), std::string(kJobKind)), *jobs_, kJobKind);
+    return complete;
+}
+
+void WorkloadManager::resync() {
+    resync_ = true;
+    auto revision = store_.revision();
+    if (!revision.ok()) {
+        logger_.error("Reading the store's revision failed; the re-list is retried", {{"error", *revision.error}});
+        return;
+    }
+    if (!relist()) return;
+    seen_ = revision.value;
+    resync_ = false;
 }
 
 void WorkloadManager::enqueue(const Change& change) {
@@ -57,18 +78,30 @@ void WorkloadManager::enqueue(const Change& change) {
 
 size_t WorkloadManager::pollOnce() {
     std::lock_guard lk(pollMu_);
-    if (seen_ < store_.compactedRevision()) {
+    if (resync_) {
+        resync();
+        return 0;
+    }
+    auto compacted = store_.compactedRevision();
+    if (!compacted.ok()) {
+        logger_.error("Reading the change feed failed; retrying", {{"error", *compacted.error}});
+        return 0;
+    }
+    if (seen_ < compacted.value) {
         logger_.info("Change feed compacted past our position; re-listing", {{"revision", seen_}});
-        seen_ = store_.revision();
-        relist();
+        resync();
         return 0;
     }
     auto changes = store_.changesSince(seen_, options_.batch);
-    for (auto const& c : changes) {
+    if (!changes.ok()) {
+        logger_.error("Reading the change feed failed; retrying", {{"error", *changes.error}});
+        return 0;
+    }
+    for (auto const& c : changes.value) {
         enqueue(c);
         seen_ = c.revision;
     }
-    return changes.size();
+    return changes.value.size();
 }
 
 void WorkloadManager::settle(int rounds) {
@@ -82,14 +115,13 @@ void WorkloadManager::settle(int rounds) {
 void WorkloadManager::start() {
     if (running_.exchange(true)) return;
     {
-        std::lock_guard lk(pollMu_);
-        seen_ = store_.revision();
-    }
-    {
         std::lock_guard lk(stopMu_);
         stopping_ = false;
     }
-    relist();
+    {
+        std::lock_guard lk(pollMu_);
+        resync();  // on a failed read, the watcher's first poll tries again
+    }
     jobSets_->start();
     jobs_->start();
     watcher_ = std::thread([this] { watchLoop(); });

@@ -37,10 +37,10 @@ public:
     // Stops the watcher, then the controllers (in-flight reconciles finish).
     void stop();
     // One synchronous watch step: reads new changes (or re-lists) and queues keys; returns how
-    // many changes it read.
+    // many changes it read. A failed read is logged and retried on the next poll.
     size_t pollOnce();
-    // Queues every JobSet and Job in the store.
-    void relist();
+    // Queues every JobSet and Job in the store; false (logged) when a list failed.
+    bool relist();
     // Tests: poll and reconcile everything ready until nothing changes any more.
     void settle(int rounds = 50);
 
@@ -49,6 +49,9 @@ public:
 
 private:
     void enqueue(const Change& change);
+    // Under pollMu_: the feed position from the store's revision, then relist(); `resync_`
+    // stays set until both reads succeed.
+    void resync();
     void watchLoop();
 
     Store& store_;
@@ -57,6 +60,7 @@ private:
     std::unique_ptr<controller::Controller> jobSets_;
     std::unique_ptr<controller::Controller> jobs_;
     int64_t seen_ = 0;
+    bool resync_ = false;
     std::mutex pollMu_;
     std::atomic<bool> running_{false};
     std::mutex stopMu_;

@@ -80,6 +80,16 @@ struct YamlRefused {
 
 std::string depthMessage() { return "nesting deeper than " + std::to_string(kMaxNestingDepth); }
 
+std::size_t utf8Length(std::string_view s, std::size_t i);
+
+// yaml-cpp passes the bytes of UTF-8 input through unchecked; JSON (and every reader of what the
+// operator writes or stores) needs valid UTF-8, and go-yaml refuses invalid input too.
+bool validUtf8(std::string_view s) {
+    for (std::size_t i = 0, n = 0; i < s.size(); i += n)
+        if ((n = utf8Length(s, i)) == 0) return false;
+    return true;
+}
+
 // One finished node: its JSON value and what it costs when an alias repeats it.
 struct Built {
     json::value value;
@@ -97,7 +107,11 @@ class JsonBuilder : public YAML::EventHandler {
 public:
     std::vector<json::value> docs;
 
-    void OnDocumentStart(const YAML::Mark&) override {
+    void OnDocumentStart(const YAML::Mark& m) override {
+        // yaml-cpp 0.7 reports a stray top-level ',' as an endless run of empty documents at one
+        // position; a document that starts no later than the one before is that (go-yaml's text).
+        if (lastStart_ && m.pos <= *lastStart_) refuse(m, "did not find expected node content");
+        lastStart_ = m.pos;
         stack_.clear(), anchors_.clear(), nodes_ = 0, bytes_ = 0, root_.reset();
     }
     void OnDocumentEnd() override { docs.push_back(root_ ? std::move(*root_) : json::value(nullptr)); }
@@ -108,6 +122,7 @@ public:
         finish(std::move(b), m, anchor);
     }
     void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor, const std::string& text) override {
+        if (!validUtf8(text)) refuse(m, "invalid UTF-8 in a scalar");
         Built b;
         b.value = scalarValue(tag, text), b.bytes = text.size(), b.key = text;
         finish(std::move(b), m, anchor);
@@ -202,6 +217,7 @@ private:
     std::vector<Frame> stack_;
     std::unordered_map<YAML::anchor_t, std::optional<Built>> anchors_;  // nullopt: still open
     std::optional<json::value> root_;
+    std::optional<int> lastStart_;
     std::size_t nodes_ = 0, bytes_ = 0;
 };
 
@@ -269,7 +285,14 @@ struct DuplicateKeyCheck {
     bool on_number_part(json::string_view, boost::system::error_code&) { return true; }
     bool on_int64(std::int64_t, json::string_view, boost::system::error_code&) { return value(), true; }
     bool on_uint64(std::uint64_t, json::string_view, boost::system::error_code&) { return value(), true; }
-    bool on_double(double, json::string_view, boost::system::error_code&) { return value(), true; }
+    // Go's encoding/json refuses a number beyond float64 ("cannot unmarshal number 1e400"); Boost.JSON
+    // reads it as infinity, which no JSON text can carry back out.
+    bool on_double(double d, json::string_view text, boost::system::error_code& ec) {
+        value();
+        if (std::isfinite(d)) return true;
+        std::string where = fieldPath(path);
+        return fail(ec, (where.empty() ? "" : where + ": ") + "number " + quoteForError(text) + " is out of range");
+    }
     bool on_bool(bool, boost::system::error_code&) { return value(), true; }
     bool on_null(boost::system::error_code&) { return value(), true; }
     bool on_comment_part(json::string_view, boost::system::error_code&) { return true; }
@@ -560,8 +583,11 @@ std::string yamlBlock(const json::value& v, int indent) {
     std::string out;
     if (v.is_object() && !isEmptyCollection(v)) {
         for (auto const& kv : v.get_object()) {
+            std::string key = yamlScalar(json::value(kv.key()));
             out += pad;
-            out += yamlScalar(json::value(kv.key()));
+            // YAML allows an implicit key at most 1024 characters: a longer one is written explicit.
+            if (key.size() > 1024) out += "? " + key + "\n" + pad;
+            else out += key;
             out += ':';
             out += yamlAfterIndicator(kv.value(), indent, false);
         }

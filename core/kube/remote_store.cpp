@@ -65,14 +65,20 @@ bool RemoteStore::informed(const std::string& apiVersion, const std::string& kin
     return informed_.count({apiVersion, kind}) > 0;
 }
 
-std::optional<WatchedResource> RemoteStore::resourceOf(const std::string& apiVersion, const std::string& kind) const {
+std::optional<WatchedResource> RemoteStore::resourceOf(const std::string& apiVersion, const std::string& kind,
+                                                       std::string* failure) const {
     {
         std::lock_guard lock(mu_);
         if (auto it = resources_.find({apiVersion, kind}); it != resources_.end()) return it->second;
     }
     std::string error;
     auto found = discoverResources(client_, {{apiVersion, kind}}, error);
-    if (found.empty()) return std::nullopt;
+    if (found.empty()) {
+        // discoverResources says "<apiVersion>: discovery failed: ..." when it could not ask, and
+        // "... not served by the API server" when the answer lacks the kind.
+        if (failure && error.find(": discovery failed: ") != std::string::npos) *failure = error;
+        return std::nullopt;
+    }
     std::lock_guard lock(mu_);
     resources_[{apiVersion, kind}] = found.front();
     return found.front();
@@ -84,25 +90,35 @@ std::string RemoteStore::objectPath(const ObjectKey& key) const {
     return r->collectionPath(r->namespaced ? key.ns : "") + "/" + key.name;
 }
 
-std::optional<json::object> RemoteStore::get(const ObjectKey& key) const {
-    if (informed(key.apiVersion, key.kind)) return cache_.get(key);
-    auto path = objectPath(key);
-    if (path.empty()) return std::nullopt;
-    auto res = client_.request("GET", path);
-    if (!res.ok()) return std::nullopt;
+ReadResult RemoteStore::get(const ObjectKey& key) const {
+    if (informed(key.apiVersion, key.kind)) {
+        auto cached = cache_.get(key);
+        return cached ? ReadResult::of(std::move(*cached)) : ReadResult::absent();
+    }
+    std::string failure;
+    auto r = resourceOf(key.apiVersion, key.kind, &failure);
+    if (!r) return failure.empty() ? ReadResult::absent() : ReadResult::error(failure);
+    auto res = client_.request("GET", r->collectionPath(r->namespaced ? key.ns : "") + "/" + key.name);
+    if (res.status == 404) return ReadResult::absent();
+    if (!res.ok()) return ReadResult::error(storeResultOf(res).message);
     auto o = parseObject(res.body);
-    return o;
+    if (!o) return ReadResult::error("the API server answered GET " + key.display() + " with a body that is not a JSON object");
+    return ReadResult::of(std::move(*o));
 }
 
-std::vector<json::object> RemoteStore::list(const std::string& apiVersion, const std::string& kind,
-                                            const std::optional<std::string>& ns) const {
-    if (informed(apiVersion, kind)) return cache_.list(apiVersion, kind, ns);
-    auto r = resourceOf(apiVersion, kind);
-    if (!r) return {};
+ListResult RemoteStore::list(const std::string& apiVersion, const std::string& kind,
+                             const std::optional<std::string>& ns) const {
+    if (informed(apiVersion, kind)) return ListResult::of(cache_.list(apiVersion, kind, ns));
+    std::string failure;
+    auto r = resourceOf(apiVersion, kind, &failure);
+    if (!r) return failure.empty() ? ListResult::of({}) : ListResult::failure(failure);
     auto res = client_.request("GET", r->collectionPath(ns.value_or("")));
+    if (!res.ok()) return ListResult::failure(storeResultOf(res).message);
     std::vector<json::object> out;
-    auto list = res.ok() ? parseObject(res.body) : std::nullopt;
-    if (!list || !list->contains("items") || !list->at("items").is_array()) return out;
+    auto list = parseObject(res.body);
+    if (!list || !list->contains("items") || !list->at("items").is_array())
+        return ListResult::failure("the API server answered the list of " + apiVersion + " " + kind +
+                                   " with a body that is not a list");
     for (auto const& item : list->at("items").as_array())
         if (item.is_object()) {
             json::object o = item.as_object();
@@ -110,7 +126,7 @@ std::vector<json::object> RemoteStore::list(const std::string& apiVersion, const
             o["kind"] = kind;
             out.push_back(std::move(o));
         }
-    return out;
+    return ListResult::of(std::move(out));
 }
 
 StoreResult RemoteStore::write(const char* method, const std::string& path, const json::object& body,
@@ -158,8 +174,10 @@ ApplyResult RemoteStore::apply(const json::object& obj, std::string_view fieldMa
     ApplyResult out;
     static_cast<StoreResult&>(out) = r;
     if (!r.ok()) return out;
-    if (!before) out.outcome = ApplyOutcome::Created;
-    else if (resourceVersionOf(*before) == resourceVersionOf(r.object)) out.outcome = ApplyOutcome::Unchanged;
+    // What was there before only names the outcome; a failed read of it says "configured".
+    if (before.notFound()) out.outcome = ApplyOutcome::Created;
+    else if (before.found() && resourceVersionOf(before.object) == resourceVersionOf(r.object))
+        out.outcome = ApplyOutcome::Unchanged;
     else out.outcome = ApplyOutcome::Configured;
     return out;
 }
@@ -181,19 +199,20 @@ StoreResult RemoteStore::remove(const ObjectKey& key, const DeleteOptions& optio
         bool pending = strOf(r.object, "kind") == key.kind && r.object.contains("metadata");
         r.pending = pending;
         if (!pending) {
-            if (last) r.object = *last;
-            if (informed(key.apiVersion, key.kind) && last) cache_.erase(key, *last);
+            if (last.found()) r.object = last.object;
+            if (informed(key.apiVersion, key.kind) && last.found()) cache_.erase(key, last.object);
         }
     }
     return r;
 }
 
-std::vector<Change> RemoteStore::changesSince(int64_t revision, size_t limit) const {
-    return cache_.changesSince(revision, limit);
+// The change feed and listAll are the informers' cache, which holds what it holds and cannot fail.
+ReadValue<std::vector<Change>> RemoteStore::changesSince(int64_t revision, size_t limit) const {
+    return ReadValue<std::vector<Change>>::of(cache_.changesSince(revision, limit));
 }
 
-int64_t RemoteStore::revision() const { return cache_.revision(); }
-int64_t RemoteStore::compactedRevision() const { return cache_.compactedRevision(); }
-std::vector<json::object> RemoteStore::listAll() const { return cache_.listAll(); }
+ReadValue<int64_t> RemoteStore::revision() const { return ReadValue<int64_t>::of(cache_.revision()); }
+ReadValue<int64_t> RemoteStore::compactedRevision() const { return ReadValue<int64_t>::of(cache_.compactedRevision()); }
+ListResult RemoteStore::listAll() const { return ListResult::of(cache_.listAll()); }
 
 }  // namespace trainer::core::kube

@@ -20,26 +20,32 @@ public:
     // `resources` are the kinds informed on (the cache answers reads of them).
     RemoteStore(Client& client, InformerCache& cache, std::vector<WatchedResource> resources);
 
-    std::optional<json::object> get(const ObjectKey& key) const override;
-    std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
-                                   const std::optional<std::string>& ns = std::nullopt) const override;
+    // Informed kinds are read from the cache; others from the server, where a 404 or a kind the
+    // server does not serve is NotFound and any other failure (unreachable, 5xx, 403, an answer
+    // that does not parse, discovery failing) is Error.
+    ReadResult get(const ObjectKey& key) const override;
+    ListResult list(const std::string& apiVersion, const std::string& kind,
+                    const std::optional<std::string>& ns = std::nullopt) const override;
     StoreResult create(const json::object& obj) override;
     StoreResult update(const json::object& obj) override;
     StoreResult updateStatus(const json::object& obj) override;
     ApplyResult apply(const json::object& obj, std::string_view fieldManager) override;
     using Store::remove;
     StoreResult remove(const ObjectKey& key, const DeleteOptions& options) override;
-    std::vector<Change> changesSince(int64_t revision, size_t limit) const override;
-    int64_t revision() const override;
-    int64_t compactedRevision() const override;
-    std::vector<json::object> listAll() const override;
+    ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override;
+    ReadValue<int64_t> revision() const override;
+    ReadValue<int64_t> compactedRevision() const override;
+    ListResult listAll() const override;
 
     // The path of an object ("/apis/<g>/<v>/namespaces/<ns>/<plural>/<name>"); kinds not informed
     // on are resolved by discovery once and remembered.
     std::string objectPath(const ObjectKey& key) const;
 
 private:
-    std::optional<WatchedResource> resourceOf(const std::string& apiVersion, const std::string& kind) const;
+    // The resource serving (apiVersion, kind); nullopt when the server does not serve it, or when
+    // discovery failed, which then sets `failure`.
+    std::optional<WatchedResource> resourceOf(const std::string& apiVersion, const std::string& kind,
+                                              std::string* failure = nullptr) const;
     bool informed(const std::string& apiVersion, const std::string& kind) const;
     StoreResult write(const char* method, const std::string& path, const json::object& body, const char* contentType);
 

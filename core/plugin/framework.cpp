@@ -3,6 +3,7 @@
 #include "core/json/io.hpp"
 
 #include "core/plugin/edits.hpp"
+#include "core/runtime/info_builder.hpp"
 
 #include <algorithm>
 #include <set>
@@ -51,6 +52,51 @@ std::string gateList(const LoadedPlugin& plugin) {
     std::string out;
     for (auto const& g : claimedFeatureGates(plugin)) out += (out.empty() ? "" : ", ") + g;
     return out;
+}
+
+// A name the operator gives one of a TrainJob's objects itself: no plugin may emit an object so
+// named, whatever its kind or namespace (pipeline.cpp writes the runtime snapshot).
+struct ReservedName {
+    std::string name;
+    std::string owner;  // what the operator keeps under that name, for the message
+};
+std::vector<ReservedName> reservedObjectNames(const json::object& info) {
+    auto* tj = info.if_contains("trainJob");
+    if (!tj || !tj->is_object()) return {};
+    return {{runtimeSnapshotName(tj->as_object()), "the operator's runtime snapshot of the TrainJob"}};
+}
+
+// What the objects of one build are checked against: who claims each kind ("apiVersion/Kind"
+// -> plugin), the reserved names, and who emitted each object so far.
+struct ObjectChecks {
+    std::map<std::string, std::string> kindClaims;
+    std::vector<ReservedName> reserved;
+    std::map<ObjectKey, std::string> producedBy;
+};
+
+// Adds one emitted document of `plugin` to `objects`, or says why not: not a JSON object, no
+// identity, a kind another plugin claims, a reserved name, an identity already emitted.
+std::string acceptObject(const std::string& plugin, const std::string& text, ObjectChecks& checks,
+                         std::vector<json::object>& objects) {
+    json::error_code ec;
+    json::value v = json::parse(text, ec);
+    if (ec || !v.is_object()) return "plugin " + plugin + " emitted an object that is not valid JSON";
+    auto key = keyOf(v.as_object());
+    if (key.apiVersion.empty() || key.kind.empty() || key.name.empty())
+        return "plugin " + plugin + " emitted an object without apiVersion, kind or metadata.name";
+    auto kc = checks.kindClaims.find(key.apiVersion + "/" + key.kind);
+    if (kc != checks.kindClaims.end() && kc->second != plugin)
+        return "plugin " + plugin + " emitted " + key.display() + ", but kind " + key.apiVersion + "/" + key.kind +
+               " is claimed by plugin " + kc->second;
+    for (auto const& r : checks.reserved)
+        if (key.name == r.name)
+            return "plugin " + plugin + " emitted " + key.display() + ", but that name is reserved for " + r.owner;
+    if (auto it = checks.producedBy.find(key); it != checks.producedBy.end())
+        return it->second == plugin ? "plugin " + plugin + " emitted " + key.display() + " twice"
+                                    : "plugins " + it->second + " and " + plugin + " both emitted " + key.display();
+    checks.producedBy[key] = plugin;
+    objects.push_back(std::move(v.as_object()));
+    return {};
 }
 
 }  // namespace
@@ -185,46 +231,20 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster) co
         }
 
     std::string input;
-    std::map<ObjectKey, std::string> producedBy;
-    std::map<std::string, std::string> kindClaims;  // "apiVersion/Kind" -> plugin
+    ObjectChecks checks{{}, reservedObjectNames(info), {}};
     for (auto const& p : registry_.plugins())
         if (gatesOpen(*p, info))
             for (auto const& c : p->claims)
-                if (c.rfind("kind:", 0) == 0) kindClaims[c.substr(5)] = p->name;
+                if (c.rfind("kind:", 0) == 0) checks.kindClaims[c.substr(5)] = p->name;
     for (auto const& p : registry_.plugins()) {
         if (!p->implements(Hook::ComponentBuilder) || !active(*p, info)) continue;
         if (input.empty()) input = json::serialize(info);
         auto r = invokeHook(*p, Hook::ComponentBuilder, input, &cluster, &registry_.logSink(), &observer_);
         collect(*p, Hook::ComponentBuilder, r, out.diagnostics);
         if (!r.ok()) continue;
-        for (auto const& e : r.emitted) {
-            json::error_code ec;
-            json::value v = json::parse(e, ec);
-            if (ec || !v.is_object()) {
-                out.diagnostics.add("", "plugin " + p->name + " emitted an object that is not valid JSON", ErrorType::Internal);
-                continue;
-            }
-            auto key = keyOf(v.as_object());
-            if (key.apiVersion.empty() || key.kind.empty() || key.name.empty()) {
-                out.diagnostics.add("", "plugin " + p->name + " emitted an object without apiVersion, kind or metadata.name",
-                                    ErrorType::Internal);
-                continue;
-            }
-            auto kc = kindClaims.find(key.apiVersion + "/" + key.kind);
-            if (kc != kindClaims.end() && kc->second != p->name) {
-                out.diagnostics.add("", "plugin " + p->name + " emitted " + key.display() + ", but kind " + key.apiVersion +
-                                            "/" + key.kind + " is claimed by plugin " + kc->second,
-                                    ErrorType::Internal);
-                continue;
-            }
-            if (auto it = producedBy.find(key); it != producedBy.end()) {
-                out.diagnostics.add("", "plugins " + it->second + " and " + p->name + " both emitted " + key.display(),
-                                    ErrorType::Internal);
-                continue;
-            }
-            producedBy[key] = p->name;
-            out.objects.push_back(std::move(v.as_object()));
-        }
+        for (auto const& e : r.emitted)
+            if (auto err = acceptObject(p->name, e, checks, out.objects); !err.empty())
+                out.diagnostics.add("", err, ErrorType::Internal);
     }
     if (!out.diagnostics.ok()) out.objects.clear();
     out.info = std::move(info);

@@ -1,6 +1,7 @@
 #include "core/plugin/pipeline.hpp"
 
 #include "core/api/admission.hpp"
+#include "core/plugin/crash_context.hpp"
 #include "core/runtime/info_builder.hpp"
 
 namespace trainer::core {
@@ -14,6 +15,8 @@ std::string snapshotName(const json::object& trainJob) {
 
 Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, const json::object* oldTrainJob,
                           const ClusterReader& cluster) {
+    const auto key = keyOf(trainJob);
+    TrainJobScope working(key.ns, key.name);  // crash reports and /readyz name it
     Diagnostics diag = validateTrainJobRef(trainJob, cluster);
     if (!diag.ok()) return diag;
     Diagnostics resolveDiag;
@@ -37,11 +40,19 @@ Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, con
 
 ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, const ClusterReader& cluster) {
     ReconcileBuild out;
+    const auto key = keyOf(trainJob);
+    TrainJobScope working(key.ns, key.name);  // crash reports and /readyz name it
     auto runtime = resolveRuntime(trainJob, cluster, out.diagnostics, /*useSnapshot=*/true);
     if (!runtime) return out;
-    auto key = keyOf(trainJob);
-    if (!cluster.get(ObjectKey{"v1", "ConfigMap", key.ns, snapshotName(trainJob)}))
-        out.snapshot = runtimeSnapshot(trainJob, *runtime);
+    // Only a snapshot known to be absent is written; one that could not be read is an error, so
+    // an existing snapshot is never rewritten.
+    ObjectKey snapshotKey{"v1", "ConfigMap", key.ns, snapshotName(trainJob)};
+    auto existing = cluster.get(snapshotKey);
+    if (existing.failed()) {
+        out.diagnostics.add("", readFailureMessage(snapshotKey, existing.message), ErrorType::Internal);
+        return out;
+    }
+    if (existing.notFound()) out.snapshot = runtimeSnapshot(trainJob, *runtime);
     json::object info = buildInfo(trainJob, *runtime, out.diagnostics);
     if (!out.diagnostics.ok()) return out;
     auto r = fw.build(std::move(info), cluster);

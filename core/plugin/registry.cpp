@@ -1,23 +1,27 @@
 // Loading and rejection: the registry's directory scan and the per-file load sequence
-// (trust checks and the single open, ELF check, hash and pins, dlopen through the open
-// descriptor, entry point, descriptor checks, claims, create()). Each refusal is one
+// (trust checks and the single open, ELF check, hash and pins; then either dlopen through the
+// open descriptor, entry point, descriptor checks, claims, create() here, or the same in a
+// plugin-host child first, for files not shipped with the operator). Each refusal is one
 // sentence naming the file and the reason (ABI rule 15).
 #include "core/plugin/registry.hpp"
 
 #include "core/plugin/call.hpp"
+#include "core/plugin/crash_context.hpp"
+#include "core/plugin/isolation_client.hpp"
 #include "core/plugin/registry_internal.hpp"
 
-#include <boost/dll/shared_library.hpp>
-
-#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
 namespace trainer::core {
 
 namespace fs = std::filesystem;
+using detail::EntryFn;
 using detail::Refusal;
 
 const char* hookName(Hook h) {
@@ -35,78 +39,9 @@ std::vector<std::string> LoadedPlugin::extensionPoints() const {
 
 namespace {
 
-using EntryFn = const trn_plugin_descriptor*(const trn_host_info*);
-
-// Libraries are never unloaded (rule 8): handles move here and live until process exit, and
-// so does the descriptor each was loaded through, so that no later file gets the same
-// /proc/self/fd/<n> name (the dynamic loader would hand back the earlier library by name).
-struct KeptLibrary {
-    boost::dll::shared_library library;
-    int fd;
-};
-void keep(boost::dll::shared_library lib, int fd) {
-    static auto* libs = new std::vector<KeptLibrary>();
-    static std::mutex m;
-    std::lock_guard<std::mutex> g(m);
-    libs->push_back(KeptLibrary{std::move(lib), fd});
-}
-
-std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
-    for (size_t at = s.find(from); !from.empty() && at != std::string::npos; at = s.find(from, at + to.size()))
-        s.replace(at, from.size(), to);
-    return s;
-}
-
-// dlopen through the open descriptor, so what runs is what was checked and hashed.
-std::optional<Refusal> loadLibrary(detail::TrustedFile& file, const std::string& path, EntryFn*& entry) {
-    boost::dll::shared_library lib;
-    boost::dll::fs::error_code dlErr;
-    const std::string via = file.procPath();
-    lib.load(via, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, dlErr);
-    if (dlErr || !lib.is_loaded()) {
-        const char* why = dlerror();
-        return Refusal{"it cannot be loaded (" + replaceAll(why ? why : dlErr.message(), via, path) + ")", "load_failed"};
-    }
-    if (!lib.has(TRN_ENTRY_SYMBOL)) {
-        keep({}, file.release());  // the library is unloaded, its descriptor number stays taken
-        return Refusal{std::string("it has no entry point ") + TRN_ENTRY_SYMBOL, "no_entry_point"};
-    }
-    entry = &lib.get<EntryFn>(TRN_ENTRY_SYMBOL);
-    keep(std::move(lib), file.release());
-    return std::nullopt;
-}
-
-std::optional<Refusal> callEntry(EntryFn* entry, const trn_host_info& host, const trn_plugin_descriptor*& d) {
-    try {
-        d = entry(&host);
-    } catch (...) {
-        return Refusal{"its entry point threw an exception (ABI rule 7)", "entry_threw"};
-    }
-    if (!d) return Refusal{"its entry point returned no descriptor", "no_descriptor"};
-    return std::nullopt;
-}
-
-std::optional<Refusal> headerProblem(const trn_plugin_descriptor* d, const trn_host_info& host) {
-    const size_t minimum = offsetof(trn_plugin_descriptor, destroy) + sizeof(d->destroy);
-    if (d->struct_size < minimum)
-        return Refusal{"its descriptor is " + std::to_string(d->struct_size) + " bytes, smaller than the " +
-                           std::to_string(minimum) + " bytes every ABI 1.x descriptor has",
-                       "descriptor_too_small"};
-    if ((d->abi_version >> 16) != TRN_ABI_MAJOR || d->abi_version < host.abi_min || d->abi_version > host.abi_max)
-        return Refusal{"it was built for ABI " + detail::abiString(d->abi_version) + ", not in the host's range " +
-                           detail::abiString(host.abi_min) + "-" + detail::abiString(host.abi_max),
-                       "abi_out_of_range"};
-    static const std::regex nameRe("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
-    std::string name = d->name ? d->name : "";
-    if (!std::regex_match(name, nameRe))
-        return Refusal{"its name \"" + name + "\" is not a lowercase DNS label", "bad_name"};
-    return std::nullopt;
-}
-
 // The configuration's choice (enabled, disabled), uniqueness, pins and create/destroy.
-std::optional<Refusal> admissionProblem(const PluginRegistry& reg, const trn_plugin_descriptor* d,
+std::optional<Refusal> admissionProblem(const PluginRegistry& reg, const std::string& name, bool lifecycle,
                                         const PluginOptions& options, const std::string& sha256) {
-    const std::string name = d->name;
     auto listed = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), name) != v.end(); };
     if (!options.enabled.empty() && !listed(options.enabled))
         return Refusal{"plugin " + name + " is not in the configuration's enabled list", "disabled"};
@@ -114,24 +49,8 @@ std::optional<Refusal> admissionProblem(const PluginRegistry& reg, const trn_plu
     if (auto* other = reg.find(name))
         return Refusal{"a plugin named " + name + " is already loaded from " + other->path, "duplicate_name"};
     if (auto r = detail::pinMismatch(options.sha256, name, sha256)) return r;
-    if (!d->create || !d->destroy) return Refusal{"its descriptor has no create or destroy function", "bad_descriptor"};
+    if (!lifecycle) return Refusal{"its descriptor has no create or destroy function", "bad_descriptor"};
     return std::nullopt;
-}
-
-std::unique_ptr<LoadedPlugin> makePlugin(const trn_plugin_descriptor* d, const std::string& path,
-                                         const std::string& sha256, const PluginOptions& options) {
-    auto p = std::make_unique<LoadedPlugin>();
-    p->name = d->name;
-    p->version = d->version ? d->version : "";
-    p->description = d->description ? d->description : "";
-    p->path = fs::absolute(path).lexically_normal().string();
-    p->sha256 = sha256;
-    p->abi = d->abi_version;
-    p->priority = options.priorities.count(p->name) ? options.priorities.at(p->name) : d->priority;
-    p->threadSafe = (d->flags & TRN_PLUGIN_THREAD_SAFE) != 0;
-    p->descriptor = d;
-    if (!p->threadSafe) p->serial = std::make_unique<std::mutex>();
-    return p;
 }
 
 // Claims (rule 12): one owner per claim; the TrainJob status is an implicit claim.
@@ -149,9 +68,13 @@ std::optional<Refusal> conflictProblem(const PluginRegistry& reg, const LoadedPl
     return std::nullopt;
 }
 
+std::string configOf(const PluginOptions& options, const std::string& name) {
+    return options.configs.count(name) ? options.configs.at(name) : "{}";
+}
+
 // Instance creation with the plugin's configuration.
 std::optional<Refusal> createInstance(LoadedPlugin& p, const PluginOptions& options, const PluginLogSink& sink) {
-    std::string config = options.configs.count(p.name) ? options.configs.at(p.name) : "{}";
+    std::string config = configOf(options, p.name);
     trn_call call;
     call.plugin = &p;
     call.logSink = &sink;
@@ -161,6 +84,10 @@ std::optional<Refusal> createInstance(LoadedPlugin& p, const PluginOptions& opti
     } catch (...) {
         return Refusal{"its create function threw an exception (ABI rule 7)", "create_failed"};
     }
+    // Warnings (and any diagnostic) of a successful create() reach the log, as the sink promises.
+    for (auto const& dg : call.diagnostics)
+        if (inst && sink) sink(p.name, dg.severity == TRN_SEVERITY_ERROR ? TRN_LOG_ERROR : TRN_LOG_WARN,
+                               (dg.path.empty() ? "" : dg.path + ": ") + dg.message);
     if (inst) {
         p.instance = inst;
         return std::nullopt;
@@ -171,14 +98,16 @@ std::optional<Refusal> createInstance(LoadedPlugin& p, const PluginOptions& opti
     return Refusal{"its create function failed" + (why.empty() ? std::string() : ": " + why), "create_failed"};
 }
 
-const trn_host_info& hostInfo() {
-    static const std::string hostVersion = TRAINER_VERSION;
-    static const trn_host_info host{sizeof(trn_host_info), TRN_ABI_ENCODE(TRN_ABI_MAJOR, 0), TRN_ABI_VERSION,
-                                    trn_str{hostVersion.data(), hostVersion.size()}, PluginRegistry::hostApi()};
-    return host;
-}
-
 bool isHidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0; }
+
+// The operator itself (`plugin-host` is one of its commands) unless the options name another.
+std::string hostExecutable(const PluginOptions& options) {
+    if (!options.isolation.hostExecutable.empty()) return options.isolation.hostExecutable;
+    if (const char* env = std::getenv("TRAINER_PLUGIN_HOST"); env && *env) return env;
+    std::error_code ec;
+    auto self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("/proc/self/exe") : self.string();
+}
 
 }  // namespace
 
@@ -224,7 +153,72 @@ void PluginRegistry::sortPlugins() {
     });
 }
 
-void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& options) {
+namespace {
+
+// The manifest's lines as (hash, file name); empty when absent or untrusted.
+std::vector<std::pair<std::string, std::string>> shippedManifest(const std::string& dir) {
+    std::vector<std::pair<std::string, std::string>> out;
+    detail::TrustedFile file;
+    const std::string path = (fs::path(dir) / std::string(kShippedManifest)).string();
+    std::error_code ec;
+    if (!fs::exists(path, ec) || detail::TrustedFile::open(path, file)) return out;
+    std::string text(1 << 16, '\0');
+    ssize_t n = ::pread(file.fd(), text.data(), text.size(), 0);
+    text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    static const std::regex line("^([0-9a-f]{64})  ([^/]+\\.so)$");
+    for (size_t start = 0; start < text.size();) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::smatch m;
+        std::string l = text.substr(start, end - start);
+        if (std::regex_match(l, m, line)) out.emplace_back(m[1], m[2]);
+        start = end + 1;
+    }
+    return out;
+}
+
+// A file's sha256 for ordering only ("" when it cannot be opened as a regular file).
+std::string hashForOrder(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return "";
+    std::string h = detail::sha256Fd(fd);
+    ::close(fd);
+    return h;
+}
+
+std::set<std::string> shippedFileNames(const std::string& dir) {
+    std::set<std::string> out;
+    for (auto const& [h, f] : shippedManifest(dir)) out.insert(f);
+    return out;
+}
+
+// Sorts `files` by name, shipped files first, so a claim conflict refuses the other file and
+// never a shipped plugin: those the directory's manifest names, and copies of shipped files (by
+// hash) in a directory without one. Only the order is decided here; loadFile checks and hashes.
+void shippedFirst(const std::string& dir, std::vector<std::string>& files, const PluginOptions& options) {
+    std::sort(files.begin(), files.end());
+    const auto shippedNames = shippedFileNames(dir);
+    std::set<std::string> first;
+    for (auto const& f : files) {
+        const std::string name = fs::path(f).filename().string();
+        if (shippedNames.count(name) || (!options.shippedHashes.empty() && options.shippedHashes.count(hashForOrder(f))))
+            first.insert(f);
+    }
+    std::stable_sort(files.begin(), files.end(),
+                     [&](const std::string& a, const std::string& b) { return first.count(a) > first.count(b); });
+}
+
+}  // namespace
+
+std::set<std::string> readShippedManifest(const std::string& dir) {
+    std::set<std::string> out;
+    for (auto const& [h, f] : shippedManifest(dir)) out.insert(h);
+    return out;
+}
+
+void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& given) {
+    PluginOptions options = given;
+    for (auto const& h : readShippedManifest(dir)) options.shippedHashes.insert(h);
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
         reject(dir, "plugin directory " + dir + " does not exist or is not a directory", "no_directory");
@@ -241,10 +235,28 @@ void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& 
         reject(dir, "plugin directory " + dir + " cannot be read: " + ec.message(), "no_directory");
         return;
     }
-    std::sort(files.begin(), files.end());
+    shippedFirst(dir, files, options);
     for (auto const& f : files) {
         if (isHidden(f)) reject(f, "plugin " + f + " was rejected: it is a hidden file (its name starts with a dot).", "hidden_file");
         else loadFile(f, options);
+    }
+    reportUnmatchedPins(dir, files, options);
+}
+
+// A pin that names no file of the directory and no loaded plugin protects nothing: say so.
+void PluginRegistry::reportUnmatchedPins(const std::string& dir, const std::vector<std::string>& files,
+                                         const PluginOptions& options) {
+    for (auto const& [key, hash] : options.sha256) {
+        bool matched = find(key) != nullptr;
+        for (auto const& f : files) {
+            const std::string name = fs::path(f).filename().string();
+            matched = matched || name == key || name == key + ".so";
+        }
+        if (!matched)
+            reject(dir, "plugins.sha256[" + key + "] pins a plugin that is not in " + dir + " (no file " +
+                            (key.size() > 3 && key.substr(key.size() - 3) == ".so" ? key : key + ".so") +
+                            ", no loaded plugin of that name).",
+                   "pin_unmatched");
     }
 }
 
@@ -259,18 +271,71 @@ bool PluginRegistry::loadFile(const std::string& path, const PluginOptions& opti
     const std::string sha256 = detail::sha256Fd(file.fd());
     if (sha256.empty()) return refuse({"it cannot be read", "read_failed"});
     if (auto r = detail::pinMismatch(options.sha256, fs::path(path).filename().string(), sha256)) return refuse(*r);
+    const bool shipped = options.shippedHashes.count(sha256) > 0;
+    // A file not shipped with the operator runs its code in a child first: a constructor or
+    // create() that crashes costs the file, never the operator.
+    if (!shipped || options.isolation.processPossibleForShipped())
+        return loadInChild(path, file, sha256, shipped, options);
+    return loadInProcess(path, file, sha256, shipped, options);
+}
 
+bool PluginRegistry::loadInProcess(const std::string& path, detail::TrustedFile& file, const std::string& sha256,
+                                   bool shipped, const PluginOptions& options) {
+    auto refuse = [&](const Refusal& r) {
+        reject(path, "plugin " + path + " was rejected: " + r.why + ".", r.code);
+        return false;
+    };
+    HookScope loading(path, "load");  // its constructors and entry point run here (crash_context.hpp)
     EntryFn* entry = nullptr;
-    if (auto r = loadLibrary(file, path, entry)) return refuse(*r);
+    if (auto r = detail::loadLibrary(file, path, entry)) return refuse(*r);
     const trn_plugin_descriptor* d = nullptr;
-    if (auto r = callEntry(entry, hostInfo(), d)) return refuse(*r);
-    if (auto r = headerProblem(d, hostInfo())) return refuse(*r);
-    if (auto r = admissionProblem(*this, d, options, sha256)) return refuse(*r);
+    if (auto r = detail::callEntry(entry, detail::hostInfo(), d)) return refuse(*r);
+    if (auto r = detail::headerProblem(d, detail::hostInfo())) return refuse(*r);
+    if (auto r = admissionProblem(*this, d->name, d->create && d->destroy, options, sha256)) return refuse(*r);
 
-    auto p = makePlugin(d, path, sha256, options);
+    auto p = detail::makePlugin(d, path, sha256, options);
+    p->shipped = shipped;
     if (auto r = detail::readDescriptor(d, *p)) return refuse(*r);
+    if (auto r = detail::policyHookProblem(*p)) return refuse(*r);
     if (auto r = conflictProblem(*this, *p)) return refuse(*r);
+    HookScope creating(p->name, "create");
     if (auto r = createInstance(*p, options, logSink_)) return refuse(*r);
+    plugins_.push_back(std::move(p));
+    sortPlugins();
+    return true;
+}
+
+bool PluginRegistry::loadInChild(const std::string& path, detail::TrustedFile& file, const std::string& sha256,
+                                 bool shipped, const PluginOptions& options) {
+    auto refuse = [&](const Refusal& r) {
+        reject(path, "plugin " + path + " was rejected: " + r.why + ".", r.code);
+        return false;
+    };
+    isolation::ChildSpec spec{hostExecutable(options), ::fcntl(file.fd(), F_DUPFD_CLOEXEC, 0), path, sha256,
+                              options.isolation.limits, options.isolation.breaker};
+    auto p = std::make_unique<LoadedPlugin>();
+    bool lifecycle = false;
+    std::unique_ptr<isolation::RemotePlugin> child;
+    if (auto r = isolation::RemotePlugin::start(std::move(spec), *p, lifecycle, child)) return refuse(*r);
+    if (auto r = admissionProblem(*this, p->name, lifecycle, options, sha256)) return refuse(*r);
+    if (auto r = detail::policyHookProblem(*p)) return refuse(*r);  // before its create() runs
+    child->setLimits(options.isolation.limitsFor(p->name));
+    child->setObserver(&isolationObserver_);
+    const bool here = options.isolation.modeFor(p->name, shipped) == Isolation::InProcess;
+    // A probe's create() logs nothing: the in-process create() that follows speaks for it.
+    if (auto r = child->create(p->name, configOf(options, p->name), here ? nullptr : &logSink_)) return refuse(*r);
+    if (here) {
+        child->discard();  // the child survived loading and create(): now load it here
+        child.reset();
+        return loadInProcess(path, file, sha256, shipped, options);
+    }
+    p->path = fs::absolute(path).lexically_normal().string();
+    p->sha256 = sha256;
+    p->shipped = shipped;
+    p->isolation = Isolation::Process;
+    if (auto it = options.priorities.find(p->name); it != options.priorities.end()) p->priority = it->second;
+    if (auto r = conflictProblem(*this, *p)) return refuse(*r);
+    p->remote = std::move(child);
     plugins_.push_back(std::move(p));
     sortPlugins();
     return true;

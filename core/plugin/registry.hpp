@@ -6,6 +6,8 @@
 // descriptor, so the reported sha256 is of the bytes that run.
 #pragma once
 
+#include "core/plugin/isolation_options.hpp"
+
 #include <trainer/abi.h>
 
 #include <array>
@@ -15,11 +17,20 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace trainer::core {
+
+namespace detail {
+class TrustedFile;
+}
+namespace isolation {
+class RemotePlugin;
+using IsolationObserver = std::function<void(const std::string& plugin, std::string_view event, std::string_view reason)>;
+}  // namespace isolation
 
 // The extension points, in pipeline order, in one table (ABI tables of trn_plugin_descriptor).
 enum class Hook { CustomValidation, WatchExtension, EnforceMLPolicy, EnforcePodGroupPolicy, EnforcePodSpec,
@@ -63,6 +74,11 @@ struct LoadedPlugin {
     const trn_plugin_descriptor* descriptor = nullptr;
     trn_instance* instance = nullptr;
     std::unique_ptr<std::mutex> serial;  // held around hooks when the plugin is not thread-safe
+    // Where its code runs. Process: `remote` is its plugin-host child (hooks map to null
+    // functions, descriptor and instance are null) and every call goes through it.
+    Isolation isolation = Isolation::InProcess;
+    bool shipped = false;  // its file is listed in a shipped manifest (kShippedManifest)
+    std::shared_ptr<isolation::RemotePlugin> remote;
 
     bool implements(Hook h) const { return h == Hook::WatchExtension ? !watches.empty() : hooks.count(h) > 0; }
     std::vector<std::string> extensionPoints() const;
@@ -84,7 +100,16 @@ struct PluginOptions {
     // Pins: plugin name or file name ("x" or "x.so") -> sha256 hex; a file whose hash
     // differs is rejected (a file-name pin before any of its code runs, a name pin before create()).
     std::map<std::string, std::string> sha256;
+    // Where each plugin runs and the limits of its calls (isolation_options.hpp).
+    IsolationOptions isolation;
+    // sha256 hashes of the files shipped with the operator (added to those of the loaded
+    // directory's own manifest): their plugins default to inProcess.
+    std::set<std::string> shippedHashes;
 };
+
+// The hashes a plugin directory's shipped manifest lists (empty when it has none); the file
+// must be as trusted as a plugin file. Unreadable or malformed lines are skipped.
+std::set<std::string> readShippedManifest(const std::string& dir);
 
 class PluginRegistry;
 // The pins of every loaded plugin, a Configuration fragment ready to paste:
@@ -121,6 +146,9 @@ public:
 
     void setLogSink(PluginLogSink sink) { logSink_ = std::move(sink); }
     const PluginLogSink& logSink() const { return logSink_; }
+    // Receives the process-isolated plugins' failures, restarts and circuit changes (metrics);
+    // set before loading.
+    void setIsolationObserver(isolation::IsolationObserver observer) { isolationObserver_ = std::move(observer); }
 
     // The host table every plugin receives.
     static const trn_host_api* hostApi();
@@ -128,10 +156,18 @@ public:
 private:
     void reject(const std::string& path, std::string reason, std::string code);
     void sortPlugins();
+    void reportUnmatchedPins(const std::string& dir, const std::vector<std::string>& files, const PluginOptions& options);
+    // The two ways a checked, hashed file loads (registry.cpp): dlopen'ed here, or described
+    // and created in a plugin-host child first (then kept there or, for inProcess, loaded here).
+    bool loadInProcess(const std::string& path, detail::TrustedFile& file, const std::string& sha256, bool shipped,
+                       const PluginOptions& options);
+    bool loadInChild(const std::string& path, detail::TrustedFile& file, const std::string& sha256, bool shipped,
+                     const PluginOptions& options);
 
     std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
     std::vector<Rejection> rejected_;
     PluginLogSink logSink_;
+    isolation::IsolationObserver isolationObserver_;
 };
 
 }  // namespace trainer::core

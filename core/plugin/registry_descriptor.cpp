@@ -67,6 +67,13 @@ std::optional<Refusal> readWatches(const trn_plugin_descriptor* d, LoadedPlugin&
     return std::nullopt;
 }
 
+// Is `claim` a policy of `group`: the group's default ("mlPolicy") or one member ("mlPolicy.x")?
+bool claimsPolicyOf(const LoadedPlugin& p, std::string_view group) {
+    for (std::string_view c : p.claims)
+        if (c == group || (c.size() > group.size() + 1 && c.starts_with(group) && c[group.size()] == '.')) return true;
+    return false;
+}
+
 }  // namespace
 
 std::string abiString(uint32_t v) { return std::to_string(v >> 16) + "." + std::to_string(v & 0xffffu); }
@@ -75,6 +82,27 @@ std::optional<Refusal> readDescriptor(const trn_plugin_descriptor* d, LoadedPlug
     if (auto r = readClaims(d, p)) return r;
     readHooks(d, p);
     return readWatches(d, p);
+}
+
+// A policy hook runs only where its policy is configured (Framework::active): without a claim of
+// that policy's group it would run on every runtime, whichever policy that runtime configures.
+std::optional<Refusal> policyHookProblem(const LoadedPlugin& p) {
+    struct Rule {
+        Hook hook;
+        const char* group;
+        const char* noun;
+        const char* forms;
+    };
+    static const Rule rules[] = {
+        {Hook::EnforceMLPolicy, "mlPolicy", "ML policy", "\"mlPolicy.<name>\", or \"mlPolicy\" for the default one"},
+        {Hook::EnforcePodGroupPolicy, "podGroupPolicy", "pod-group policy", "\"podGroupPolicy.<name>\""},
+    };
+    for (auto const& r : rules)
+        if (p.implements(r.hook) && !claimsPolicyOf(p, r.group))
+            return Refusal{std::string("it implements ") + hookName(r.hook) + " but claims no " + r.noun + " (" +
+                               r.forms + "), so its hook would run whatever " + r.noun + " a runtime configures",
+                           "unclaimed_policy_hook"};
+    return std::nullopt;
 }
 
 }  // namespace trainer::core::detail

@@ -25,11 +25,19 @@ void hostEmit(trn_call* call, trn_str doc) {
     call->emitted.push_back(text(doc));
 }
 
+// A read that failed answers TRN_LOOKUP_ERROR and also fails the call with an error diagnostic,
+// so a plugin that treats every non-FOUND answer as "absent" (and would, say, generate a key that
+// already exists) still has its result discarded.
 int32_t hostLookup(trn_call* call, trn_str apiVersion, trn_str kind, trn_str ns, trn_str name, trn_str* out) {
     if (!call || !call->cluster || !out) return TRN_LOOKUP_NOT_FOUND;
-    auto obj = call->cluster->get(ObjectKey{text(apiVersion), text(kind), text(ns), text(name)});
-    if (!obj) return TRN_LOOKUP_NOT_FOUND;
-    call->lookups.push_back(boost::json::serialize(*obj));
+    ObjectKey key{text(apiVersion), text(kind), text(ns), text(name)};
+    auto obj = call->cluster->get(key);
+    if (obj.failed()) {
+        call->diagnostics.push_back({TRN_SEVERITY_ERROR, "", readFailureMessage(key, obj.message)});
+        return TRN_LOOKUP_ERROR;
+    }
+    if (obj.notFound()) return TRN_LOOKUP_NOT_FOUND;
+    call->lookups.push_back(boost::json::serialize(obj.object));
     *out = trn_str{call->lookups.back().data(), call->lookups.back().size()};
     return TRN_LOOKUP_FOUND;
 }

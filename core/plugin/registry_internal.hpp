@@ -48,6 +48,8 @@ public:
     // Checks `path` (a symlink only when its target stays in the file's directory), opens it
     // and re-checks the descriptor; a Refusal when any check fails.
     static std::optional<Refusal> open(const std::string& path, TrustedFile& out);
+    // Owns a descriptor opened and checked elsewhere (the plugin-host child's inherited file).
+    static TrustedFile adopt(int fd) { return TrustedFile(fd); }
 
 private:
     explicit TrustedFile(int fd) : fd_(fd) {}
@@ -56,11 +58,27 @@ private:
 
 // Reads a descriptor into `p` (claims, hooks, watches; rule 4): a Refusal when it is malformed.
 std::optional<Refusal> readDescriptor(const trn_plugin_descriptor* d, LoadedPlugin& p);
+// Refusal when `p` implements EnforceMLPolicy or EnforcePodGroupPolicy without claiming a policy
+// of that group ("mlPolicy", "mlPolicy.<x>"; "podGroupPolicy", "podGroupPolicy.<x>").
+std::optional<Refusal> policyHookProblem(const LoadedPlugin& p);
 
 // Refusal when `pins` holds `key` and its hash is not `actual`.
 std::optional<Refusal> pinMismatch(const std::map<std::string, std::string>& pins, const std::string& key,
                                    const std::string& actual);
 
 std::string abiString(uint32_t v);
+
+// The load sequence's steps shared by the operator and the plugin-host child (registry.cpp).
+using EntryFn = const trn_plugin_descriptor*(const trn_host_info*);
+// dlopen through the file's descriptor (kept open and mapped for the process's life, rule 8).
+std::optional<Refusal> loadLibrary(TrustedFile& file, const std::string& path, EntryFn*& entry);
+std::optional<Refusal> callEntry(EntryFn* entry, const trn_host_info& host, const trn_plugin_descriptor*& d);
+// Size, ABI range and name of a descriptor.
+std::optional<Refusal> headerProblem(const trn_plugin_descriptor* d, const trn_host_info& host);
+// What the host tells every plugin (its API table: PluginRegistry::hostApi()).
+const trn_host_info& hostInfo();
+// A LoadedPlugin of a checked descriptor (priority overrides from `options` applied).
+std::unique_ptr<LoadedPlugin> makePlugin(const trn_plugin_descriptor* d, const std::string& path,
+                                         const std::string& sha256, const PluginOptions& options);
 
 }  // namespace trainer::core::detail

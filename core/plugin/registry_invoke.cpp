@@ -1,5 +1,8 @@
-// Hook invocation: one call with the plugin's lock, anything crossing the boundary caught, timed.
+// Hook invocation: one call with the plugin's lock, anything crossing the boundary caught, timed;
+// a process-isolated plugin's call goes to its plugin-host child instead.
 #include "core/plugin/call.hpp"
+#include "core/plugin/crash_context.hpp"
+#include "core/plugin/isolation_client.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +16,8 @@ bool hasError(const std::vector<trn_call::Diagnostic>& ds) {
 }
 
 trn_status callLocked(const LoadedPlugin& plugin, Hook hook, trn_hook_fn fn, trn_call& call, std::string_view input) {
+    // Crash report and /readyz (crash_context.hpp); a call waiting for a busy non-thread-safe plugin counts.
+    HookScope running(plugin.name, hookName(hook));
     std::unique_lock<std::mutex> lock;
     if (plugin.serial) lock = std::unique_lock<std::mutex>(*plugin.serial);
     try {
@@ -26,6 +31,18 @@ trn_status callLocked(const LoadedPlugin& plugin, Hook hook, trn_hook_fn fn, trn
     }
 }
 
+// A process-isolated plugin: the call runs in its plugin-host child (isolation_client.cpp).
+CallResult invokeRemote(const LoadedPlugin& plugin, Hook hook, std::string_view input, const ClusterReader* cluster,
+                        const PluginLogSink* logSink, const HookObserver* observer) {
+    auto start = std::chrono::steady_clock::now();
+    CallResult r = plugin.remote->call(plugin, hook, input, cluster, logSink);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r.status != TRN_OK && !hasError(r.diagnostics))
+        r.diagnostics.push_back({TRN_SEVERITY_ERROR, "", "plugin " + plugin.name + " failed in " + hookName(hook) + " without a message"});
+    if (observer && *observer) (*observer)(plugin, hook, secs, r.ok());
+    return r;
+}
+
 }  // namespace
 
 bool CallResult::ok() const { return status == TRN_OK && !hasError(diagnostics); }
@@ -35,6 +52,7 @@ CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view in
     CallResult r;
     auto it = plugin.hooks.find(hook);
     if (it == plugin.hooks.end()) return r;
+    if (plugin.remote) return invokeRemote(plugin, hook, input, cluster, logSink, observer);
     trn_call call;
     call.plugin = &plugin;
     call.logSink = logSink;

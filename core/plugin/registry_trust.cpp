@@ -1,5 +1,6 @@
 // File trust, like sshd's StrictModes: a plugin directory or file writable by group or others,
-// or owned by anyone but root or the operator's effective user, is refused; so is a symlink
+// or owned by anyone but root or the operator's effective user, is refused (and so is the
+// directory when one of its parents is, sticky directories like /tmp aside); so is a symlink
 // whose target leaves the file's directory. A trusted file is opened once (O_NOFOLLOW) and
 // everything after (ELF check, hash, dlopen) goes through that descriptor.
 #include "core/plugin/registry_internal.hpp"
@@ -68,11 +69,30 @@ TrustedFile::~TrustedFile() {
     if (fd_ >= 0) ::close(fd_);
 }
 
+// Every directory above the plugin directory, as sshd's StrictModes checks a home's parents:
+// owned by root or the operator's user and writable by no one else, except a sticky directory
+// such as /tmp (others may add entries there but not rename or remove ours).
+std::optional<Refusal> untrustedAncestor(const fs::path& dir) {
+    std::error_code ec;
+    fs::path real = fs::canonical(dir, ec);
+    if (ec) return std::nullopt;  // the directory's own check reports it
+    for (fs::path p = real.parent_path(); !p.empty(); p = p.parent_path()) {
+        struct stat st {};
+        if (::stat(p.c_str(), &st) != 0) return Refusal{"its parent " + p.string() + " " + errnoText("cannot be examined"), "insecure_parent"};
+        if (!(st.st_mode & S_ISVTX))
+            if (auto r = writableProblem(st)) return Refusal{"its parent " + p.string() + " " + r->why.substr(3), "insecure_parent"};
+        if (auto r = ownerProblem(st)) return Refusal{"its parent " + p.string() + " " + r->why.substr(3), "insecure_parent"};
+        if (p == p.root_path()) break;
+    }
+    return std::nullopt;
+}
+
 std::optional<Refusal> untrustedDirectory(const std::string& dir) {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) return Refusal{errnoText("it cannot be examined"), "no_directory"};
     if (auto r = writableProblem(st)) return r;
-    return ownerProblem(st);
+    if (auto r = ownerProblem(st)) return r;
+    return untrustedAncestor(dir);
 }
 
 std::optional<Refusal> TrustedFile::open(const std::string& path, TrustedFile& out) {

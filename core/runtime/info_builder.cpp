@@ -6,6 +6,7 @@
 #include <trainer/quantity.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace trainer::core {
@@ -59,7 +60,8 @@ std::string str(const json::object* o, std::string_view key) {
 std::optional<int64_t> integer(const json::value& v) {
     if (v.is_int64()) return v.get_int64();
     if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get_uint64());
-    if (v.is_double() && v.get_double() == static_cast<double>(static_cast<int64_t>(v.get_double())))
+    if (v.is_double() && std::fabs(v.get_double()) < 9223372036854775808.0 &&  // in int64's range
+        v.get_double() == static_cast<double>(static_cast<int64_t>(v.get_double())))
         return static_cast<int64_t>(v.get_double());
     return std::nullopt;
 }
@@ -315,17 +317,29 @@ std::optional<json::object> resolveRuntime(const json::object& trainJob, const C
         rep.error("spec.runtimeRef", "unsupported runtime: " + runtimeRegistryKey(trainJob), ErrorType::NotSupported);
         return std::nullopt;
     }
-    if (useSnapshot)
-        if (auto cm = cluster.get(ObjectKey{"v1", "ConfigMap", ns, runtimeSnapshotName(trainJob)}))
-            return readSnapshot(trainJob, *cm, ref, rep);
-    auto live = cluster.get(ObjectKey{std::string(kGroup) + "/" + std::string(kVersion), std::string(kind->kind),
-                                      kind->namespaced ? ns : std::string(), ref.name});
-    if (!live) {
+    if (useSnapshot) {
+        // A snapshot that could not be read is not "no snapshot": the live runtime may have changed.
+        ObjectKey snapshotKey{"v1", "ConfigMap", ns, runtimeSnapshotName(trainJob)};
+        auto cm = cluster.get(snapshotKey);
+        if (cm.failed()) {
+            rep.error("spec.runtimeRef", readFailureMessage(snapshotKey, cm.message), ErrorType::Internal);
+            return std::nullopt;
+        }
+        if (cm.found()) return readSnapshot(trainJob, cm.object, ref, rep);
+    }
+    ObjectKey liveKey{std::string(kGroup) + "/" + std::string(kVersion), std::string(kind->kind),
+                      kind->namespaced ? ns : std::string(), ref.name};
+    auto live = cluster.get(liveKey);
+    if (live.failed()) {
+        rep.error("spec.runtimeRef", readFailureMessage(liveKey, live.message), ErrorType::Internal);
+        return std::nullopt;
+    }
+    if (live.notFound()) {
         rep.error("spec.runtimeRef", std::string(kind->notFoundPrefix) + std::string(kind->resource) + "." +
                                          std::string(kGroup) + " \"" + ref.name + "\" not found");
         return std::nullopt;
     }
-    return live;
+    return std::move(live.object);
 }
 
 json::object runtimeSnapshot(const json::object& trainJob, const json::object& runtime) {

@@ -13,8 +13,10 @@ void Health::addHealthzCheck(std::string name, Check check) {
     healthz_[std::move(name)] = std::move(check);
 }
 
-void Health::addReadyzCheck(std::string name, Check check) {
+void Health::addReadyzCheck(std::string name, Check check, bool serveReason) {
     std::lock_guard lock(mu_);
+    if (serveReason) servedReasons_.insert(name);
+    else servedReasons_.erase(name);
     readyz_[std::move(name)] = std::move(check);
 }
 
@@ -32,7 +34,8 @@ void Health::setReady(const std::string& name, bool ready, std::string reason) {
     flag->reason = reason.empty() ? "not ready" : std::move(reason);
 }
 
-Response Health::evaluate(const std::map<std::string, Check>& checks, std::string_view kind, bool verbose) const {
+Response Health::evaluate(const std::map<std::string, Check>& checks, const std::set<std::string>& served,
+                          std::string_view kind, bool verbose) const {
     // Checks run outside the lock (a flag check takes it again).
     std::string lines;
     bool failed = false;
@@ -49,7 +52,7 @@ Response Health::evaluate(const std::map<std::string, Check>& checks, std::strin
             lines += "[+]" + name + " ok\n";
         } else {
             failed = true;
-            lines += "[-]" + name + " failed: reason withheld\n";
+            lines += "[-]" + name + " failed: " + (served.count(name) ? reason : "reason withheld") + "\n";
             log::Logger("healthz").debug(std::string(kind) + " check failed", {{"checker", name}, {"reason", reason}});
         }
     }
@@ -70,16 +73,18 @@ Response Health::healthz(bool verbose) const {
         std::lock_guard lock(mu_);
         checks = healthz_;
     }
-    return evaluate(checks, "healthz", verbose);
+    return evaluate(checks, {}, "healthz", verbose);
 }
 
 Response Health::readyz(bool verbose) const {
     std::map<std::string, Check> checks;
+    std::set<std::string> served;
     {
         std::lock_guard lock(mu_);
         checks = readyz_;
+        served = servedReasons_;
     }
-    return evaluate(checks, "readyz", verbose);
+    return evaluate(checks, served, "readyz", verbose);
 }
 
 std::vector<Route> Health::routes() const {

@@ -1,5 +1,6 @@
 // /healthz and /readyz like controller-runtime's healthz handler: "ok" when every named check
-// passes, else 500 with one "[+]name ok" / "[-]name failed: reason withheld" line per check.
+// passes, else 500 with one "[+]name ok" / "[-]name failed: reason withheld" line per check
+// (the reason itself for a check added with `serveReason`).
 #pragma once
 
 #include "core/server/http.hpp"
@@ -8,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 namespace trainer::core::server {
@@ -24,7 +26,9 @@ public:
     Health();
     // Liveness checks ("ping" is always present and always passes).
     void addHealthzCheck(std::string name, Check check);
-    void addReadyzCheck(std::string name, Check check);
+    // `serveReason`: a failing line carries the reason instead of "reason withheld" (for what an
+    // operator must see, e.g. which plugin call is stuck).
+    void addReadyzCheck(std::string name, Check check, bool serveReason = false);
     // A readiness flag named `name`, failing with `reason` until set to true.
     void setReady(const std::string& name, bool ready, std::string reason = "not ready");
 
@@ -39,12 +43,14 @@ private:
         bool ready = false;
         std::string reason;
     };
-    Response evaluate(const std::map<std::string, Check>& checks, std::string_view kind, bool verbose) const;
+    Response evaluate(const std::map<std::string, Check>& checks, const std::set<std::string>& served,
+                      std::string_view kind, bool verbose) const;
 
     mutable std::mutex mu_;
     std::map<std::string, Check> healthz_;
     std::map<std::string, Check> readyz_;
     std::map<std::string, std::shared_ptr<Flag>> flags_;
+    std::set<std::string> servedReasons_;
 };
 
 }  // namespace trainer::core::server

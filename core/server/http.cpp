@@ -10,6 +10,7 @@
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -128,7 +129,10 @@ struct Connection {
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     Impl(asio::io_context& io, ServerOptions o, std::vector<Route> r)
         : io(io), opts(std::move(o)), routes(std::move(r)), acceptor(asio::make_strand(io)),
-          logger("http", {{"server", opts.name}}) {}
+          logger("http", {{"server", opts.name}}) {
+        if (std::any_of(routes.begin(), routes.end(), [](const Route& r) { return r.offload; }))
+            workers = std::make_unique<asio::thread_pool>(std::max<std::size_t>(1, opts.workerThreads));
+    }
 
     asio::io_context& io;
     ServerOptions opts;
@@ -141,6 +145,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     std::mutex mu;
     uint64_t nextId = 0;
     std::map<uint64_t, std::weak_ptr<Connection>> connections;
+    std::atomic<std::size_t> offloaded{0};  // requests running or waiting on `workers`
+    // The pool of offload routes; the last member, so it is joined while the routes still live.
+    std::unique_ptr<asio::thread_pool> workers;
 
     Response error(unsigned status, std::string message) const {
         return opts.errors ? opts.errors(status, message) : plainError(status, std::move(message));
@@ -170,6 +177,34 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         auto res = error(405, "method " + req.method + " not allowed");
         res.headers.emplace_back("Allow", allowed);
         return res;
+    }
+
+    bool offloads(const Request& req) const {
+        return std::any_of(routes.begin(), routes.end(),
+                           [&](const Route& r) { return r.offload && r.method == req.method && matches(r, req.path); });
+    }
+
+    // The request's answer: computed on the worker pool for an offload route (503 when the pool
+    // and its queue are full), else here, on the connection's strand. `req` may be moved from.
+    asio::awaitable<Response> answer(Request& req) {
+        if (!workers || !offloads(req)) co_return dispatch(req);
+        const std::size_t limit = std::max<std::size_t>(1, opts.workerThreads) + opts.workerQueue;
+        if (offloaded.fetch_add(1) >= limit) {
+            offloaded.fetch_sub(1);
+            logger.warn("worker pool full; refusing the request", {{"path", req.path}, {"limit", limit}});
+            co_return error(503, "the server is busy: " + std::to_string(limit) +
+                                     " requests that run plugin code are running or waiting; retry later");
+        }
+        auto shared = std::make_shared<const Request>(std::move(req));
+        co_return co_await asio::co_spawn(workers->get_executor(), offloadedCall(shared), asio::use_awaitable);
+    }
+
+    // One offload route's call, on a worker (a shared_ptr parameter, no lambda captures: the
+    // request outlives the call whatever happens to the connection).
+    asio::awaitable<Response> offloadedCall(std::shared_ptr<const Request> req) {
+        Response r = dispatch(*req);
+        offloaded.fetch_sub(1);
+        co_return r;
     }
 
     template <class Stream>
@@ -280,7 +315,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
             auto ep = c.stream.socket().remote_endpoint(rec);
             if (!rec) req.remote = ep.address().to_string() + ":" + std::to_string(ep.port());
             if (stopped) co_return;
-            Response res = dispatch(req);
+            Response res = co_await answer(req);
             if (res.stream) {
                 co_await writeStream(s, c, res, msg.version());
                 co_return;

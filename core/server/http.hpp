@@ -61,6 +61,9 @@ struct Route {
     std::string path;  // exact match, or a prefix when `prefix`
     Handler handler;
     bool prefix = false;
+    // Runs on the server's worker pool, never on an I/O thread: for handlers that call plugin
+    // code (admission), which may hang; the connection waits, every other request is served.
+    bool offload = false;
 };
 
 // Answers a request the server itself refuses (404, 405, 413, 400, 500) in the caller's format.
@@ -87,11 +90,16 @@ struct ServerOptions {
     std::chrono::milliseconds bodyTimeout{30000};    // request body
     TlsProvider tls;                                  // empty = plain HTTP
     ErrorResponder errors;                            // empty = plain-text errors
+    // The pool of `offload` routes: this many threads, and at most `workerQueue` requests
+    // waiting for one; a request beyond both gets 503 with a message saying so.
+    std::size_t workerThreads = 4;
+    std::size_t workerQueue = 16;
 };
 
 // Serves `routes`: unknown path → 404, wrong method → 405, unparsable request → 400, body over the
 // limit → 413, slow header → connection closed. start() binds synchronously; stop() closes the
-// listener and every open connection. Handlers and the io_context may run on several threads.
+// listener and every open connection. Handlers and the io_context may run on several threads;
+// `offload` routes run on the server's worker pool (ServerOptions::workerThreads).
 class HttpServer {
 public:
     HttpServer(boost::asio::io_context& io, ServerOptions options, std::vector<Route> routes);

@@ -427,16 +427,18 @@ Response serveAdmission(const Request& req, std::string_view webhookName, const 
     return out;
 }
 
-void WebhookServer::handle(std::string path, std::string name, AdmissionHandler handler) {
-    entries_.push_back(Entry{std::move(path), std::move(name), std::move(handler)});
+void WebhookServer::handle(std::string path, std::string name, AdmissionHandler handler, bool runsPlugins) {
+    entries_.push_back(Entry{std::move(path), std::move(name), std::move(handler), runsPlugins});
 }
 
 std::vector<Route> WebhookServer::routes() const {
     std::vector<Route> out;
     for (const auto& e : entries_)
-        out.push_back(Route{"POST", e.path, [e, metrics = metrics_](const Request& req) {
+        out.push_back(Route{"POST", e.path,
+                            [e, metrics = metrics_](const Request& req) {
                                 return serveAdmission(req, e.name, e.handler, metrics);
-                            }});
+                            },
+                            false, e.runsPlugins});
     return out;
 }
 

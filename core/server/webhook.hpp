@@ -99,7 +99,9 @@ class WebhookServer {
 public:
     explicit WebhookServer(Registry* metrics = nullptr) : metrics_(metrics) {}
     // Serves `handler` at POST `path`; `name` is the webhook's configuration name (for messages and logs).
-    void handle(std::string path, std::string name, AdmissionHandler handler);
+    // `runsPlugins`: the handler calls plugin code (which may hang), so its route runs on the HTTP
+    // server's worker pool, never on an I/O thread (Route::offload).
+    void handle(std::string path, std::string name, AdmissionHandler handler, bool runsPlugins = false);
     // One POST route per handler registered so far.
     std::vector<Route> routes() const;
 
@@ -108,6 +110,7 @@ private:
         std::string path;
         std::string name;
         AdmissionHandler handler;
+        bool runsPlugins = false;
     };
     Registry* metrics_;
     std::vector<Entry> entries_;

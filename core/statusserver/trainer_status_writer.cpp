@@ -32,8 +32,9 @@ std::string invalidMessage(const json::object& next, const json::object& current
     return "TrainJob.trainer.kubeflow.org " + json::serialize(json::value(name)) + " is invalid: " + joined;
 }
 
-// Absent or unreadable? Decided inside a write transaction that cannot write (see the header).
-// Returns nullopt when the TrainJob exists after all (the caller reads again).
+// Absent, or only missing from a reader that lags (an informer cache)? Decided inside a write
+// transaction that cannot write (see the header). Returns nullopt when the TrainJob exists after
+// all (the caller reads again).
 std::optional<WriteResult> confirmAbsent(Store& store, const ObjectKey& key) {
     json::object probe{{"apiVersion", key.apiVersion},
                        {"kind", key.kind},
@@ -55,11 +56,13 @@ WriteResult writeTrainerStatus(Store& store, std::string_view ns, std::string_vi
                                int maxAttempts) {
     auto key = trainJobKey(ns, name);
     for (int attempt = 0; attempt < maxAttempts; ++attempt) {
-        auto current = store.get(key);
-        if (!current) {
+        auto read = store.get(key);
+        if (read.failed()) return {WriteOutcome::Error, readFailureMessage(key, read.message)};
+        if (read.notFound()) {
             if (auto absent = confirmAbsent(store, key)) return *absent;
             continue;
         }
+        const json::object* current = &read.object;
         json::object next = *current;
         auto* status = next.if_contains("status");
         if (!status || !status->is_object()) status = &(next["status"] = json::object{});

@@ -29,10 +29,10 @@ struct WriteResult {
 // status.trainerStatus count: the rest of the object is unchanged, and the API server ratchets
 // unchanged fields), updateStatus conditional on the resourceVersion read; a Conflict re-reads and
 // retries, at most `maxAttempts` times in all. Nothing is written unless the result is Written.
-// A TrainJob that the store cannot read is told apart from an absent one: Store::get gives nullopt
-// for both, so absence is confirmed by a write transaction that cannot succeed (resourceVersion
-// "0", which no stored object carries): NotFound there is absence, Conflict means it exists now,
-// Error is a store failure.
+// A read that fails is Error (500). A NotFound read is confirmed, since a reader may lag (the
+// informer cache of cluster mode misses a TrainJob just created), by a write transaction that
+// cannot succeed (resourceVersion "0", which no stored object carries): NotFound there is
+// absence, Conflict (or kube-apiserver's 422) means it exists now, Error is a store failure.
 WriteResult writeTrainerStatus(Store& store, std::string_view ns, std::string_view name, const json::object& trainerStatus,
                                int maxAttempts);
 

@@ -91,41 +91,41 @@ void MemoryStore::runWrite(const std::function<bool(StoreTxn&)>& body) {
     if (body(txn)) txn.commit();
 }
 
-std::optional<json::object> MemoryStore::get(const ObjectKey& key) const {
+ReadResult MemoryStore::get(const ObjectKey& key) const {
     std::lock_guard lock(mutex_);
     auto it = objects_.find(key);
-    if (it == objects_.end()) return std::nullopt;
-    return it->second;
+    if (it == objects_.end()) return ReadResult::absent();
+    return ReadResult::of(it->second);
 }
 
-std::vector<json::object> MemoryStore::list(const std::string& apiVersion, const std::string& kind,
-                                            const std::optional<std::string>& ns) const {
+ListResult MemoryStore::list(const std::string& apiVersion, const std::string& kind,
+                             const std::optional<std::string>& ns) const {
     std::lock_guard lock(mutex_);
     std::vector<json::object> out;
     for (auto const& [k, o] : objects_)
         if (k.apiVersion == apiVersion && k.kind == kind && (!ns || k.ns == *ns)) out.push_back(o);
-    return out;
+    return ListResult::of(std::move(out));
 }
 
-std::vector<json::object> MemoryStore::listAll() const {
+ListResult MemoryStore::listAll() const {
     std::lock_guard lock(mutex_);
     std::vector<json::object> out;
     for (auto const& [k, o] : objects_) out.push_back(o);
-    return out;
+    return ListResult::of(std::move(out));
 }
 
-std::vector<Change> MemoryStore::changesSince(int64_t revision, size_t limit) const {
+ReadValue<std::vector<Change>> MemoryStore::changesSince(int64_t revision, size_t limit) const {
     std::lock_guard lock(mutex_);
     auto it = std::upper_bound(changes_.begin(), changes_.end(), revision,
                                [](int64_t r, const Change& c) { return r < c.revision; });
     std::vector<Change> out;
     for (; it != changes_.end() && out.size() < limit; ++it) out.push_back(*it);
-    return out;
+    return ReadValue<std::vector<Change>>::of(std::move(out));
 }
 
-int64_t MemoryStore::revision() const {
+ReadValue<int64_t> MemoryStore::revision() const {
     std::lock_guard lock(mutex_);
-    return revision_;
+    return ReadValue<int64_t>::of(revision_);
 }
 
 }  // namespace trainer::core

@@ -12,13 +12,13 @@ class MemoryStore : public TxnStore {
 public:
     explicit MemoryStore(StoreOptions options = {});
 
-    std::optional<json::object> get(const ObjectKey& key) const override;
-    std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
-                                   const std::optional<std::string>& ns = std::nullopt) const override;
-    std::vector<json::object> listAll() const override;
-    std::vector<Change> changesSince(int64_t revision, size_t limit) const override;
-    int64_t revision() const override;
-    int64_t compactedRevision() const override { return 0; }
+    ReadResult get(const ObjectKey& key) const override;
+    ListResult list(const std::string& apiVersion, const std::string& kind,
+                    const std::optional<std::string>& ns = std::nullopt) const override;
+    ListResult listAll() const override;
+    ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override;
+    ReadValue<int64_t> revision() const override;
+    ReadValue<int64_t> compactedRevision() const override { return ReadValue<int64_t>::of(0); }
 
 protected:
     void runWrite(const std::function<bool(StoreTxn&)>& body) override;

@@ -290,7 +290,9 @@ sqlite3_stmt* SqliteStore::statement(const std::string& sql) const {
 int64_t SqliteStore::metaValue(const char* key) const {
     Query q(db_, statement("SELECT value FROM meta WHERE key=?1"));
     q.bind(1, std::string_view(key));
-    return q.step() ? q.integer(0) : 0;
+    // The schema inserts every key; a missing row is a damaged store, not revision 0.
+    if (!q.step()) throw std::runtime_error(std::string("corrupt store: meta row '") + key + "' is missing");
+    return q.integer(0);
 }
 
 void SqliteStore::runWrite(const std::function<bool(StoreTxn&)>& body) {
@@ -316,97 +318,86 @@ void SqliteStore::runWrite(const std::function<bool(StoreTxn&)>& body) {
 }
 
 template <class F>
-auto SqliteStore::readGuarded(F&& f, decltype(f()) fallback) const -> decltype(f()) {
+auto SqliteStore::readGuarded(F&& f) const -> ReadValue<decltype(f())> {
+    using Result = ReadValue<decltype(f())>;
     std::lock_guard lock(mutex_);
     try {
-        lastError_.clear();
-        return f();
+        return Result::of(f());
     } catch (const std::exception& e) {
-        lastError_ = e.what();
-        return fallback;
+        return Result::failure(std::string("store: ") + e.what());
+    } catch (...) {
+        return Result::failure("store: unknown error");
     }
 }
 
-std::optional<json::object> SqliteStore::get(const ObjectKey& key) const {
-    return readGuarded(
-        [&]() -> std::optional<json::object> {
-            Query q(db_, statement("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4"));
-            q.bindKey(1, key);
-            if (!q.step()) return std::nullopt;
-            return parseBody(q.text(0), key);
-        },
-        std::nullopt);
+ReadResult SqliteStore::get(const ObjectKey& key) const {
+    auto r = readGuarded([&]() -> std::optional<json::object> {
+        Query q(db_, statement("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4"));
+        q.bindKey(1, key);
+        if (!q.step()) return std::nullopt;
+        return parseBody(q.text(0), key);
+    });
+    if (!r.ok()) return ReadResult::error(std::move(*r.error));
+    return r.value ? ReadResult::of(std::move(*r.value)) : ReadResult::absent();
 }
 
-std::vector<json::object> SqliteStore::list(const std::string& apiVersion, const std::string& kind,
-                                            const std::optional<std::string>& ns) const {
-    return readGuarded(
-        [&] {
-            std::vector<json::object> out;
-            Query q(db_, statement(ns ? "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 "
-                                        "ORDER BY namespace, name"
-                                      : "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 ORDER BY namespace, name"));
-            q.bind(1, apiVersion).bind(2, kind);
-            if (ns) q.bind(3, *ns);
-            while (q.step()) out.push_back(parseBody(q.text(0), ObjectKey{apiVersion, kind, ns.value_or(""), ""}));
-            return out;
-        },
-        {});
+ListResult SqliteStore::list(const std::string& apiVersion, const std::string& kind,
+                             const std::optional<std::string>& ns) const {
+    return readGuarded([&] {
+        std::vector<json::object> out;
+        Query q(db_, statement(ns ? "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 "
+                                    "ORDER BY namespace, name"
+                                  : "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 ORDER BY namespace, name"));
+        q.bind(1, apiVersion).bind(2, kind);
+        if (ns) q.bind(3, *ns);
+        while (q.step()) out.push_back(parseBody(q.text(0), ObjectKey{apiVersion, kind, ns.value_or(""), ""}));
+        return out;
+    });
 }
 
-std::vector<json::object> SqliteStore::listAll() const {
-    return readGuarded(
-        [&] {
-            std::vector<json::object> out;
-            Query q(db_, statement("SELECT body, api_version, kind, namespace, name FROM objects "
-                                   "ORDER BY api_version, kind, namespace, name"));
-            while (q.step()) out.push_back(parseBody(q.text(0), q.key(1)));
-            return out;
-        },
-        {});
+ListResult SqliteStore::listAll() const {
+    return readGuarded([&] {
+        std::vector<json::object> out;
+        Query q(db_, statement("SELECT body, api_version, kind, namespace, name FROM objects "
+                               "ORDER BY api_version, kind, namespace, name"));
+        while (q.step()) out.push_back(parseBody(q.text(0), q.key(1)));
+        return out;
+    });
 }
 
-std::vector<Change> SqliteStore::changesSince(int64_t revision, size_t limit) const {
-    return readGuarded(
-        [&] {
-            std::vector<Change> out;
-            Query q(db_, statement("SELECT revision, type, api_version, kind, namespace, name, body FROM changes "
-                                   "WHERE revision > ?1 ORDER BY revision LIMIT ?2"));
-            q.bind(1, revision).bind(2, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
-            while (q.step()) {
-                auto type = q.integer(1);
-                if (type < 0 || type > 2) throw std::runtime_error("corrupt change feed entry");
-                auto key = q.key(2);
-                out.push_back(Change{q.integer(0), static_cast<ChangeType>(type), key, parseBody(q.text(6), key)});
-            }
-            return out;
-        },
-        {});
+ReadValue<std::vector<Change>> SqliteStore::changesSince(int64_t revision, size_t limit) const {
+    return readGuarded([&] {
+        std::vector<Change> out;
+        Query q(db_, statement("SELECT revision, type, api_version, kind, namespace, name, body FROM changes "
+                               "WHERE revision > ?1 ORDER BY revision LIMIT ?2"));
+        q.bind(1, revision).bind(2, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
+        while (q.step()) {
+            auto type = q.integer(1);
+            if (type < 0 || type > 2) throw std::runtime_error("corrupt change feed entry");
+            auto key = q.key(2);
+            out.push_back(Change{q.integer(0), static_cast<ChangeType>(type), key, parseBody(q.text(6), key)});
+        }
+        return out;
+    });
 }
 
-int64_t SqliteStore::revision() const {
-    return readGuarded([&] { return metaValue("revision"); }, int64_t{0});
+ReadValue<int64_t> SqliteStore::revision() const {
+    return readGuarded([&] { return metaValue("revision"); });
 }
 
-int64_t SqliteStore::compactedRevision() const {
-    return readGuarded([&] { return metaValue("compacted"); }, int64_t{0});
+ReadValue<int64_t> SqliteStore::compactedRevision() const {
+    return readGuarded([&] { return metaValue("compacted"); });
 }
 
 std::string SqliteStore::integrityCheck() const {
-    auto out = readGuarded(
-        [&] {
-            std::string lines;
-            Query q(db_, statement("PRAGMA integrity_check"));
-            while (q.step()) lines += (lines.empty() ? "" : "\n") + q.text(0);
-            return lines;
-        },
-        std::string());
-    return out.empty() ? "integrity check failed: " + lastError() : out;
-}
-
-std::string SqliteStore::lastError() const {
-    std::lock_guard lock(mutex_);
-    return lastError_;
+    auto out = readGuarded([&] {
+        std::string lines;
+        Query q(db_, statement("PRAGMA integrity_check"));
+        while (q.step()) lines += (lines.empty() ? "" : "\n") + q.text(0);
+        return lines;
+    });
+    if (!out.ok()) return "integrity check failed: " + *out.error;
+    return out.value.empty() ? "integrity check failed: no answer" : out.value;
 }
 
 }  // namespace trainer::core

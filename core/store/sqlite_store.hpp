@@ -40,18 +40,19 @@ public:
     SqliteStore(const SqliteStore&) = delete;
     SqliteStore& operator=(const SqliteStore&) = delete;
 
-    std::optional<json::object> get(const ObjectKey& key) const override;
-    std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
-                                   const std::optional<std::string>& ns = std::nullopt) const override;
-    std::vector<json::object> listAll() const override;
-    std::vector<Change> changesSince(int64_t revision, size_t limit) const override;
-    int64_t revision() const override;
-    int64_t compactedRevision() const override;
+    // Reads answer Error with SQLite's message ("store: sqlite step: database is locked") when
+    // SQLite fails (busy past the timeout, I/O error, corrupt page) or a stored body does not parse.
+    ReadResult get(const ObjectKey& key) const override;
+    ListResult list(const std::string& apiVersion, const std::string& kind,
+                    const std::optional<std::string>& ns = std::nullopt) const override;
+    ListResult listAll() const override;
+    ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override;
+    ReadValue<int64_t> revision() const override;
+    ReadValue<int64_t> compactedRevision() const override;
 
-    // The result of PRAGMA integrity_check ("ok" when healthy).
+    // The result of PRAGMA integrity_check ("ok" when healthy, "integrity check failed: <why>"
+    // when it could not run).
     std::string integrityCheck() const;
-    // The last read failure (reads return empty results on failure), or "".
-    std::string lastError() const;
     const std::string& path() const { return path_; }
 
     // The schema version this binary writes.
@@ -67,15 +68,15 @@ private:
     sqlite3_stmt* statement(const std::string& sql) const;
     void exec(const char* sql) const;
     int64_t metaValue(const char* key) const;
+    // Runs one read under the connection's mutex: its value, or the failure as the error.
     template <class F>
-    auto readGuarded(F&& f, decltype(f()) fallback) const -> decltype(f());
+    auto readGuarded(F&& f) const -> ReadValue<decltype(f())>;
 
     std::string path_;
     SqliteStoreOptions options_;
     sqlite3* db_ = nullptr;
     mutable std::mutex mutex_;
     mutable std::unordered_map<std::string, sqlite3_stmt*> statements_;
-    mutable std::string lastError_;
 };
 
 }  // namespace trainer::core

@@ -119,15 +119,18 @@ public:
     // existing owner, recursively; Foreground deletes them before the owner; Orphan removes the
     // owner's reference from them and keeps them. Preconditions that do not hold are Conflict.
     virtual StoreResult remove(const ObjectKey& key, const DeleteOptions& options) = 0;
+    // Reads (get, list and the four below) answer an error when the store could not be read
+    // (read_result.hpp); none stands in a default (absent, empty, 0) for a failure.
+    //
     // Changes with revision > `revision`, oldest first, at most `limit`. Sees other processes'
     // writes to the same store.
-    virtual std::vector<Change> changesSince(int64_t revision, size_t limit) const = 0;
+    virtual ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const = 0;
     // The newest revision (0 for an empty store).
-    virtual int64_t revision() const = 0;
+    virtual ReadValue<int64_t> revision() const = 0;
     // The oldest revision still in the feed minus one: a watcher behind it must re-list.
-    virtual int64_t compactedRevision() const = 0;
+    virtual ReadValue<int64_t> compactedRevision() const = 0;
     // Every object of every kind (for `get all`, dumps and tests), sorted by key.
-    virtual std::vector<json::object> listAll() const = 0;
+    virtual ListResult listAll() const = 0;
 };
 
 }  // namespace trainer::core

@@ -20,6 +20,7 @@ struct StoreOptions {
 class StoreTxn {
 public:
     virtual ~StoreTxn() = default;
+    // nullopt only when the object is absent; a read that fails throws (never "absent").
     virtual std::optional<json::object> read(const ObjectKey& key) = 0;
     // Inserts or replaces the object at `key`.
     virtual void put(const ObjectKey& key, const json::object& obj) = 0;

@@ -258,7 +258,7 @@ std::string benchList(Server& s, Client& c, int n, Row& row) {
         auto t0 = Clock::now();
         size_t count = 0;
         if (runs == &row.direct) {
-            count = s.store().list("v1", "ConfigMap", std::string("default")).size();
+            count = s.store().list("v1", "ConfigMap", std::string("default")).value.size();
         } else {
             auto r = c.get("/api/v1/namespaces/default/configmaps");
             if (!r.error.empty() || r.status != 200) return "list: " + r.error + " status " + std::to_string(r.status);
@@ -277,7 +277,7 @@ std::string benchList(Server& s, Client& c, int n, Row& row) {
 std::string benchGet(Server& s, Client& c, int n, Row& row) {
     auto t0 = Clock::now();
     for (int i = 0; i < kGetRequests; ++i)
-        if (!s.store().get(ObjectKey{"v1", "ConfigMap", "default", "cm-" + std::to_string(i % n)}))
+        if (!s.store().get(ObjectKey{"v1", "ConfigMap", "default", "cm-" + std::to_string(i % n)}).found())
             return "store.get failed";
     auto t1 = Clock::now();
     for (int i = 0; i < kGetRequests; ++i) {
@@ -305,7 +305,7 @@ std::string createMany(Store& store, const std::string& prefix, int m, Clock::ti
 std::optional<Clock::time_point> pollFeed(const Store& store, int64_t rv, int m) {
     auto deadline = Clock::now() + kTimeout;
     for (int seen = 0; seen < m;) {
-        auto changes = store.changesSince(rv, 500);
+        auto changes = store.changesSince(rv, 500).value;
         for (auto const& c : changes) rv = c.revision;
         seen += static_cast<int>(changes.size());
         if (!changes.empty()) continue;
@@ -319,14 +319,14 @@ std::optional<Clock::time_point> pollFeed(const Store& store, int64_t rv, int m)
 std::string openWatch(Server& s, Client& c) {
     if (auto err = c.connect(s.port()); !err.empty()) return err;
     return c.openWatch(std::string("/api/v1/namespaces/") + kWatchNamespace +
-                       "/configmaps?watch=true&resourceVersion=" + std::to_string(s.store().revision()));
+                       "/configmaps?watch=true&resourceVersion=" + std::to_string(s.store().revision().value));
 }
 
 // WATCH while a writer thread makes m creates: direct feed poller, then the HTTPS watch.
 std::string benchWatchLive(Server& s, int m, int rep, Row& row) {
     std::string werr;
     Clock::time_point first;
-    int64_t rv = s.store().revision();
+    int64_t rv = s.store().revision().value;
     std::thread writer([&] { werr = createMany(s.store(), "live-d" + std::to_string(rep) + "-", m, first); });
     auto polled = pollFeed(s.store(), rv, m);
     writer.join();
@@ -348,7 +348,7 @@ std::string benchWatchLive(Server& s, int m, int rep, Row& row) {
 
 // WATCH of m changes already in the feed: from the request until the m-th change was seen.
 std::string benchWatchBacklog(Server& s, int m, int rep, Row& row) {
-    int64_t rv = s.store().revision();
+    int64_t rv = s.store().revision().value;
     Clock::time_point first;
     if (auto err = createMany(s.store(), "backlog" + std::to_string(rep) + "-", m, first); !err.empty()) return err;
     auto t0 = Clock::now();

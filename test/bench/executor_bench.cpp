@@ -150,7 +150,7 @@ struct Bench {
         for (int i = 0; i < n; ++i) createPod("burst-" + std::to_string(serial++));
         waitUntil([&] {
             int done = 0;
-            for (auto const& p : store.list("v1", "Pod", kNs)) {
+            for (auto const& p : store.list("v1", "Pod", kNs).value) {
                 auto phase = phaseOf(p);
                 if (phase == "Failed") fail("pod failed: " + json::serialize(p));
                 done += phase == "Succeeded";
@@ -158,7 +158,7 @@ struct Bench {
             return done == n;
         }, "a burst of pods to succeed");
         double secs = since(start);
-        for (auto const& p : store.list("v1", "Pod", kNs)) startedAt(p);
+        for (auto const& p : store.list("v1", "Pod", kNs).value) startedAt(p);
         return secs;
     }
 
@@ -169,7 +169,7 @@ struct Bench {
         double created = realtimeNow();
         auto pod = createPod(name);
         ObjectKey key{"v1", "Pod", kNs, name};
-        waitUntil([&] { auto p = store.get(key); return p && phaseOf(*p) == "Succeeded"; }, "pod " + name);
+        waitUntil([&] { auto p = store.get(key); return p.found() && phaseOf(p.object) == "Succeeded"; }, "pod " + name);
         double succeeded = since(start);
         auto began = startedAt(pod);
         if (!began) fail("pod " + name + " succeeded without a timestamp in its log");
@@ -177,7 +177,7 @@ struct Bench {
     }
 
     void clear() {
-        for (auto const& p : store.list("v1", "Pod", kNs)) store.remove(keyOf(p));
+        for (auto const& p : store.list("v1", "Pod", kNs).value) store.remove(keyOf(p));
         waitUntil([&] { return kubelet.activePods() == 0; }, "the kubelet to drop deleted pods");
     }
 };

@@ -37,11 +37,11 @@ void run(const char* backend, Store& store, int n) {
     });
     timed(backend, "get", n, [&] {
         int bad = 0;
-        for (int i = 0; i < n; ++i) bad += store.get(ObjectKey{"v1", "ConfigMap", "bench", "cm-" + std::to_string(i)}) ? 0 : 1;
+        for (int i = 0; i < n; ++i) bad += store.get(ObjectKey{"v1", "ConfigMap", "bench", "cm-" + std::to_string(i)}).found() ? 0 : 1;
         return bad;
     });
-    timed(backend, "list", n, [&] { return static_cast<int>(store.list("v1", "ConfigMap", std::string("bench")).size()) != n; });
-    timed(backend, "feed", n, [&] { return static_cast<int>(store.changesSince(0, static_cast<size_t>(n)).size()) != n; });
+    timed(backend, "list", n, [&] { return static_cast<int>(store.list("v1", "ConfigMap", std::string("bench")).value.size()) != n; });
+    timed(backend, "feed", n, [&] { return static_cast<int>(store.changesSince(0, static_cast<size_t>(n)).value.size()) != n; });
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -39,6 +40,35 @@ bool pluginBuilt(const std::string& name) { return fs::exists(fs::path(kPlugins)
 
 BOOST_AUTO_TEST_SUITE(cli)
 
+// `--version`: the operator's version, the plugin ABI range it accepts, the SDK's version and
+// what it was built with (sdk/README.md's compatibility matrix), each checked against the build
+// (CMakeCache.txt, the SDK's package version file, the ABI header, Boost's CMake package).
+BOOST_AUTO_TEST_CASE(version_names_the_abi_range_and_sdk) {
+    auto find = [](const std::string& text, const std::string& pattern) {
+        std::smatch m;
+        BOOST_REQUIRE_MESSAGE(std::regex_search(text, m, std::regex(pattern)), pattern);
+        return m[1].str();
+    };
+    const std::string bin = TRAINER_BINARY_DIR, src = TRAINER_SOURCE_DIR;
+    const std::string version = find(slurp(bin + "/CMakeCache.txt"), "\nCMAKE_PROJECT_VERSION:STATIC=([^\n]+)");
+    const std::string sdk = find(slurp(bin + "/sdk/TrainerSDKConfigVersion.cmake"), "set\\(PACKAGE_VERSION \"([^\"]+)\"\\)");
+    const std::string header = slurp(src + "/sdk/include/trainer/abi.h");
+    const std::string major = find(header, "#define TRN_ABI_MAJOR ([0-9]+)");
+    const std::string minor = find(header, "#define TRN_ABI_MINOR ([0-9]+)");
+    const std::string boost = find(slurp(bin + "/CMakeCache.txt"), "\nBoost_DIR:PATH=[^\n]*Boost-([0-9.]+)\n");
+    for (auto const* form : {"--version", "version"}) {
+        BOOST_TEST_CONTEXT(form) {
+            auto v = opNoDir(form);
+            BOOST_TEST(v.exit == 0);
+            BOOST_TEST(v.err.empty());
+            const std::string head = "trainer-operator " + version + "\nplugin ABI " + major + ".0-" + major + "." + minor +
+                                     "\nSDK " + sdk + "\nbuilt with Boost " + boost + ", ";
+            BOOST_TEST(v.out.rfind(head, 0) == 0u, v.out);
+            BOOST_TEST(std::regex_search(v.out, std::regex(", (GCC|Clang) [0-9]+\\.[0-9]+[^\n]*\n$")), v.out);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(version_help_and_suggestions) {
     auto v = opNoDir("--version");
     BOOST_TEST(v.exit == 0);
@@ -61,8 +91,21 @@ BOOST_AUTO_TEST_CASE(plugins_lists_loaded_and_rejected) {
     TempDir d;
     for (auto const& e : fs::directory_iterator(kPlugins)) fs::copy_file(e.path(), d.path / e.path().filename());
     d.write("broken.so", "not a library");
+    // A rejected file makes `plugins` exit 1, listing it as always; --allow-rejected exits 0.
     auto r = sh(kBin + " plugins -o json --plugin-dir " + d.path.string());
-    BOOST_REQUIRE_EQUAL(r.exit, 0);
+    BOOST_REQUIRE_EQUAL(r.exit, 1);
+    BOOST_TEST(r.err == "error: 1 rejection; --allow-rejected to exit 0 anyway\n");
+    auto allowed = sh(kBin + " plugins -o json --allow-rejected --plugin-dir " + d.path.string());
+    BOOST_TEST(allowed.exit == 0);
+    BOOST_TEST(allowed.err.empty(), allowed.err);
+    BOOST_TEST(allowed.out == r.out);
+    for (auto const* form : {" plugins", " plugins --print-pins"}) {
+        auto table = sh(kBin + form + " --plugin-dir " + d.path.string());
+        BOOST_TEST(table.exit == 1, form);
+        BOOST_TEST((table.out + table.err).find("rejected: plugin " + (d.path / "broken.so").string()) != std::string::npos,
+                   table.out + table.err);
+        BOOST_TEST(sh(kBin + form + " --allow-rejected --plugin-dir " + d.path.string()).exit == 0, form);
+    }
     auto doc = json::parse(r.out).as_object();
     std::map<std::string, json::object> byName;
     for (auto const& p : doc.at("plugins").as_array()) byName[std::string(p.at("name").as_string())] = p.as_object();

@@ -162,7 +162,7 @@ public:
             if (state == "terminated") detail["exitCode"] = 0;
             statuses.push_back(json::object{{"name", c}, {"restartCount", 0}, {"state", json::object{{state, detail}}}});
         }
-        auto obj = *store->get(ObjectKey{"v1", "Pod", "default", pod});
+        auto obj = store->get(ObjectKey{"v1", "Pod", "default", pod}).object;
         obj["status"] = json::object{{"containerStatuses", std::move(statuses)}};
         auto r = store->updateStatus(obj);
         BOOST_REQUIRE_MESSAGE(r.ok(), r.message);

@@ -97,17 +97,7 @@ double seconds(std::chrono::steady_clock::time_point since) {
 int exitCode(int st) { return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st); }
 
 // A port nothing listens on now (bound to 0, read, closed).
-unsigned short freePort() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
+using trainer::test::freePort;
 
 // A child process in its own process group; stdout and stderr appended to one log file.
 class Child {

@@ -46,17 +46,7 @@ Result cli(const std::string& store, const std::string& args) {
     return sh(kBin + " " + args + " --store " + quote(store));
 }
 
-unsigned short freePort() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
+using trainer::test::freePort;
 
 // `trainer-operator run` as a child process; its log goes to a file. These tests check what the
 // controller builds and stores, so the local executor is off (test/e2e_executor runs pods).

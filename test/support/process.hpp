@@ -4,6 +4,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +26,19 @@ struct Result {
     std::string out;
     std::string err;
 };
+
+// A loopback TCP port that was free a moment ago (bound and released), for a server under test.
+inline unsigned short freePort() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
 
 inline std::string slurp(const fs::path& p) {
     std::ifstream in(p);

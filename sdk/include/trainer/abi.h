@@ -53,9 +53,14 @@ typedef int32_t trn_status;
 /* Descriptor flags. */
 #define TRN_PLUGIN_THREAD_SAFE 0x1u /* hooks may run concurrently on one instance */
 
-/* Results of trn_host_api.lookup. */
+/* Results of trn_host_api.lookup. TRN_LOOKUP_ERROR (added after the 1.0 release, within major
+ * 1: a plugin that knows only the first two sees "not FOUND") means the host could not read the
+ * cluster state (a busy or failing store, an unreachable API server): the object may well
+ * exist. The host then also reports an error diagnostic on the call ("cluster read of <kind>
+ * <ns>/<name> failed: <why>"), so the hook's result is discarded whatever the plugin does. */
 #define TRN_LOOKUP_FOUND 0
 #define TRN_LOOKUP_NOT_FOUND 1
+#define TRN_LOOKUP_ERROR 2
 
 /* Opaque host-side context of one call (create, one hook invocation). Valid only during
  * that call; every host callback takes it so the host knows which plugin speaks. */
@@ -74,8 +79,9 @@ typedef struct trn_host_api {
     void (*diagnostic)(trn_call* call, int32_t severity, trn_str field_path, trn_str message);
     /* Sends one JSON output document; what it means depends on the hook (see each table). */
     void (*emit)(trn_call* call, trn_str json);
-    /* Reads one object of the cluster state. On TRN_LOOKUP_FOUND *out is the object's JSON,
-     * owned by the host and valid until the call ends. */
+    /* Reads one object of the cluster state: TRN_LOOKUP_FOUND, TRN_LOOKUP_NOT_FOUND or
+     * TRN_LOOKUP_ERROR. On TRN_LOOKUP_FOUND *out is the object's JSON, owned by the host and
+     * valid until the call ends. */
     int32_t (*lookup)(trn_call* call, trn_str api_version, trn_str kind, trn_str namespace_,
                       trn_str name, trn_str* out);
 } trn_host_api;

@@ -7,10 +7,12 @@
 
 #include <boost/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -26,6 +28,53 @@ inline trn_str toAbi(std::string_view s) { return trn_str{s.data(), s.size()}; }
 // Copies an ABI string into a std::string_view (no copy: borrowed).
 inline std::string_view fromAbi(trn_str s) { return s.data ? std::string_view(s.data, s.size) : std::string_view(); }
 
+namespace detail {
+
+// ABI rule 4: a struct that begins with its size holds a member only when that size reaches the
+// member's end; a shorter struct (an older host's) does not provide it. Every read of a host
+// struct's member past struct_size goes through these.
+template <class S>
+bool covers(const S* s, size_t offset, size_t size) {
+    return s && s->struct_size >= offset + size;
+}
+inline const trn_host_api* hostApiOf(const trn_host_info* h) {
+    return covers(h, offsetof(trn_host_info, api), sizeof h->api) ? h->api : nullptr;
+}
+// The host functions, or nullptr when the table is too short to hold them or they are unset.
+inline decltype(trn_host_api::log) hostLog(const trn_host_api* a) {
+    return covers(a, offsetof(trn_host_api, log), sizeof a->log) ? a->log : nullptr;
+}
+inline decltype(trn_host_api::diagnostic) hostDiagnostic(const trn_host_api* a) {
+    return covers(a, offsetof(trn_host_api, diagnostic), sizeof a->diagnostic) ? a->diagnostic : nullptr;
+}
+inline decltype(trn_host_api::emit) hostEmit(const trn_host_api* a) {
+    return covers(a, offsetof(trn_host_api, emit), sizeof a->emit) ? a->emit : nullptr;
+}
+inline decltype(trn_host_api::lookup) hostLookup(const trn_host_api* a) {
+    return covers(a, offsetof(trn_host_api, lookup), sizeof a->lookup) ? a->lookup : nullptr;
+}
+
+}  // namespace detail
+
+// What a cluster lookup answered: the object, its absence, or that the host could not read the
+// cluster (TRN_LOOKUP_ERROR: the object may exist). `message` says why, for Error.
+struct Lookup {
+    enum class Status { Found, NotFound, Error };
+    Status status = Status::NotFound;
+    json::object object;
+    std::string message;
+    bool found() const { return status == Status::Found; }
+    bool notFound() const { return status == Status::NotFound; }
+    bool failed() const { return status == Status::Error; }
+};
+
+// Thrown by Context::lookup when the host could not read the cluster. The hook then fails with an
+// error diagnostic naming the read (the SDK catches it, rule 7), so nothing is built from an
+// "absent" that was really "unknown". Catch it only to add context, never to carry on as absent.
+struct LookupError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // The host as one hook invocation sees it. Valid only during that call, on its thread.
 class Context {
 public:
@@ -35,31 +84,70 @@ public:
     // Reports an error at a field path ("spec.trainer.env"); the operation fails.
     void error(std::string_view fieldPath, std::string_view message) {
         failed_ = true;
-        api_->diagnostic(call_, TRN_SEVERITY_ERROR, toAbi(fieldPath), toAbi(message));
+        if (auto fn = detail::hostDiagnostic(api_)) fn(call_, TRN_SEVERITY_ERROR, toAbi(fieldPath), toAbi(message));
     }
     // Reports a warning at a field path; the operation continues.
     void warning(std::string_view fieldPath, std::string_view message) {
-        api_->diagnostic(call_, TRN_SEVERITY_WARNING, toAbi(fieldPath), toAbi(message));
+        if (auto fn = detail::hostDiagnostic(api_)) fn(call_, TRN_SEVERITY_WARNING, toAbi(fieldPath), toAbi(message));
     }
     // Writes a log line attributed to this plugin (TRN_LOG_* level).
-    void log(int32_t level, std::string_view message) { api_->log(call_, level, toAbi(message)); }
+    void log(int32_t level, std::string_view message) {
+        if (auto fn = detail::hostLog(api_)) fn(call_, level, toAbi(message));
+    }
     void debug(std::string_view message) { log(TRN_LOG_DEBUG, message); }
     void info(std::string_view message) { log(TRN_LOG_INFO, message); }
-    // Sends one output document (an edit, an object, or a status, depending on the hook).
+    // Sends one output document (an edit, an object, or a status, depending on the hook). A host
+    // without emit cannot take it: the operation fails.
     void emit(const json::value& v) {
+        auto fn = detail::hostEmit(api_);
+        if (!fn) {
+            failed_ = true;
+            return;
+        }
         std::string s = json::serialize(v);
-        api_->emit(call_, toAbi(s));
+        fn(call_, toAbi(s));
     }
-    // Reads an object of the cluster state; nullopt when it does not exist.
+    // Reads an object of the cluster state, telling absence from a failed read (which the host
+    // also reports as an error of this call, so the hook's result is discarded either way).
+    Lookup tryLookup(std::string_view apiVersion, std::string_view kind, std::string_view ns, std::string_view name) {
+        Lookup out;
+        auto fn = detail::hostLookup(api_);
+        if (!fn) {
+            out.status = Lookup::Status::Error;
+            out.message = "the host provides no lookup";
+            return out;
+        }
+        trn_str text{nullptr, 0};
+        const int32_t code = fn(call_, toAbi(apiVersion), toAbi(kind), toAbi(ns), toAbi(name), &text);
+        if (code == TRN_LOOKUP_NOT_FOUND) return out;
+        out.status = Lookup::Status::Error;
+        if (code != TRN_LOOKUP_FOUND) {  // TRN_LOOKUP_ERROR, or a code this SDK does not know
+            out.message = code == TRN_LOOKUP_ERROR ? "the host could not read the cluster"
+                                                   : "the host answered lookup with unknown code " + std::to_string(code);
+            return out;
+        }
+        json::error_code ec;
+        json::value v = json::parse(fromAbi(text), ec);
+        if (ec || !v.is_object()) {
+            out.message = "the host's lookup answer is not a JSON object";
+            return out;
+        }
+        out.status = Lookup::Status::Found;
+        out.object = std::move(v.as_object());
+        return out;
+    }
+    // Reads an object of the cluster state; nullopt when it does not exist. Throws LookupError
+    // when the host could not read it: "could not read" is never returned as "absent".
     std::optional<json::object> lookup(std::string_view apiVersion, std::string_view kind,
                                        std::string_view ns, std::string_view name) {
-        trn_str out{nullptr, 0};
-        if (api_->lookup(call_, toAbi(apiVersion), toAbi(kind), toAbi(ns), toAbi(name), &out) !=
-            TRN_LOOKUP_FOUND)
-            return std::nullopt;
-        json::value v = json::parse(fromAbi(out));
-        if (!v.is_object()) return std::nullopt;
-        return std::move(v.as_object());
+        Lookup r = tryLookup(apiVersion, kind, ns, name);
+        if (r.failed()) {
+            std::string what = "cluster read of ";
+            what.append(kind).append(" ").append(ns).append(ns.empty() ? "" : "/").append(name);
+            throw LookupError(what + " failed: " + r.message);
+        }
+        if (r.notFound()) return std::nullopt;
+        return std::move(r.object);
     }
     // True once error() was called during this invocation.
     bool failed() const { return failed_; }
@@ -123,12 +211,20 @@ class Info {
 public:
     explicit Info(json::object doc) : doc_(std::move(doc)) {}
 
+    // Every accessor is safe on any document: what the document lacks (or holds with the wrong
+    // JSON type) reads as an empty object or array, an empty string, or nullptr where the
+    // accessor returns a pointer. Never dereference a pointer accessor without checking it.
     const json::object& doc() const { return doc_; }
-    const json::object& trainJob() const { return *getObject(doc_, "trainJob"); }
+    // The TrainJob, or an empty object when the document has none.
+    const json::object& trainJob() const {
+        static const json::object empty;
+        auto* t = getObject(doc_, "trainJob");
+        return t ? *t : empty;
+    }
     std::string_view name() const { return str(getObject(trainJob(), "metadata"), "name"); }
     std::string_view ns() const { return str(getObject(trainJob(), "metadata"), "namespace"); }
     std::string_view uid() const { return str(getObject(trainJob(), "metadata"), "uid"); }
-    // spec of the TrainJob (never null for a valid Info).
+    // spec of the TrainJob, or an empty object.
     const json::object& spec() const {
         static const json::object empty;
         auto* s = getObject(trainJob(), "spec");
@@ -487,8 +583,9 @@ struct Adapter {
     }
 
     static const trn_plugin_descriptor* entry(const trn_host_info* host) {
-        if (!host || host->struct_size < sizeof(uint32_t) * 3 || !host->api) return nullptr;
-        api = host->api;
+        // host->api is read only when host->struct_size reaches its end (rule 4).
+        api = detail::hostApiOf(host);
+        if (!api) return nullptr;
         static const trn_custom_validation cv{sizeof(trn_custom_validation), &validate};
         static const trn_enforce_ml_policy em{sizeof(trn_enforce_ml_policy), &ml};
         static const trn_enforce_pod_group_policy ep{sizeof(trn_enforce_pod_group_policy), &podGroup};

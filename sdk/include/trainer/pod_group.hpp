@@ -98,7 +98,8 @@ inline std::optional<PodGroupTotals> sumPodSets(const Info& info, Context& ctx) 
 
 // True when the PodGroup must be left alone: the TrainJob is not suspended and a PodGroup
 // `kind` of `apiVersion` named like the TrainJob exists in its namespace (a running gang is
-// never changed). Looks up only when not suspended.
+// never changed). Looks up only when not suspended; a lookup the host could not answer throws
+// LookupError (Context::lookup), failing the hook rather than rebuilding a gang that may run.
 inline bool keepExistingPodGroup(const Info& info, Context& ctx, std::string_view apiVersion,
                                  std::string_view kind = "PodGroup") {
     if (getBool(info.spec(), "suspend").value_or(false)) return false;

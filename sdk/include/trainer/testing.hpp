@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ public:
 
     // Objects lookup() can find.
     std::vector<json::object> cluster;
+    // When set, every lookup fails as the operator's does when it cannot read the cluster:
+    // TRN_LOOKUP_ERROR plus an error diagnostic "cluster read of <kind> <ns>/<name> failed: <this>".
+    std::optional<std::string> lookupFailure;
     // What the plugin reported.
     std::vector<Diagnostic> diagnostics;
     std::vector<std::string> logs;
@@ -88,6 +92,12 @@ private:
     static void emitFn(trn_call* c, trn_str doc) { of(c).emitted.push_back(json::parse(fromAbi(doc))); }
     static int32_t lookupFn(trn_call* c, trn_str av, trn_str kind, trn_str ns, trn_str name, trn_str* out) {
         Host& h = of(c);
+        if (h.lookupFailure) {
+            std::string what = "cluster read of " + std::string(fromAbi(kind)) + " " + std::string(fromAbi(ns)) +
+                               (fromAbi(ns).empty() ? "" : "/") + std::string(fromAbi(name)) + " failed: " + *h.lookupFailure;
+            h.diagnostics.push_back({TRN_SEVERITY_ERROR, "", std::move(what)});
+            return TRN_LOOKUP_ERROR;
+        }
         for (auto const& o : h.cluster) {
             auto md = getObject(o, "metadata");
             if (getString(o, "apiVersion").value_or("") == fromAbi(av) &&

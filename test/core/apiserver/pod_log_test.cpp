@@ -88,7 +88,7 @@ public:
         return std::string(r.object.at("metadata").at("uid").as_string());
     }
     void setStatus(const std::string& name, json::array statuses) {
-        auto pod = *store.get(ObjectKey{"v1", "Pod", "default", name});
+        auto pod = store.get(ObjectKey{"v1", "Pod", "default", name}).object;
         pod["status"] = json::object{{"containerStatuses", std::move(statuses)}};
         BOOST_REQUIRE(store.updateStatus(pod).ok());
     }

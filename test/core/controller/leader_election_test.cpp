@@ -18,18 +18,17 @@ namespace {
 
 const char* const kStart = "2024-05-01T12:00:00.000000Z";  // FakeClock's default start
 
-// Forwards to a MemoryStore; writes fail while `failWrites`; `afterGet` runs once, right after
+// Forwards to a MemoryStore; writes fail while `failWrites`, reads while `failReads`; `afterGet` runs once, right after
 // the next read (to interleave another candidate between a read and its write).
 class HookStore : public Store {
 public:
     explicit HookStore(MemoryStore& s) : s_(s) {}
-    std::optional<json::object> get(const ObjectKey& k) const override {
-        auto r = s_.get(k);
+    ReadResult get(const ObjectKey& k) const override {
+        auto r = failReads ? ReadResult::error("store: sqlite step: database is locked") : s_.get(k);
         if (auto hook = std::exchange(afterGet, nullptr)) hook();
         return r;
     }
-    std::vector<json::object> list(const std::string& a, const std::string& k,
-                                   const std::optional<std::string>& ns) const override {
+    ListResult list(const std::string& a, const std::string& k, const std::optional<std::string>& ns) const override {
         return s_.list(a, k, ns);
     }
     StoreResult create(const json::object& o) override { return failWrites ? failed() : s_.create(o); }
@@ -38,12 +37,13 @@ public:
     ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
     using Store::remove;
     StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
-    std::vector<Change> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
-    int64_t revision() const override { return s_.revision(); }
-    int64_t compactedRevision() const override { return s_.compactedRevision(); }
-    std::vector<json::object> listAll() const override { return s_.listAll(); }
+    ReadValue<std::vector<Change>> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
+    ReadValue<int64_t> revision() const override { return s_.revision(); }
+    ReadValue<int64_t> compactedRevision() const override { return s_.compactedRevision(); }
+    ListResult listAll() const override { return s_.listAll(); }
 
     bool failWrites = false;
+    bool failReads = false;  // get answers Error, as a store busy past its timeout does
     mutable std::function<void()> afterGet;
 
 private:
@@ -70,8 +70,8 @@ struct Fixture {
     }
     json::object lease() const {
         auto l = memory.get(ObjectKey{"coordination.k8s.io/v1", "Lease", "kubeflow-system", "trainer.kubeflow.org"});
-        BOOST_REQUIRE_MESSAGE(l, "no Lease in the store");
-        return *l;
+        BOOST_REQUIRE_MESSAGE(l.found(), "no Lease in the store");
+        return l.object;
     }
     json::object spec() const { return lease().at("spec").as_object(); }
     std::string holder() const { return std::string(spec().at("holderIdentity").as_string()); }
@@ -185,6 +185,30 @@ BOOST_FIXTURE_TEST_CASE(failing_to_renew_within_renew_deadline_loses_the_lease, 
     BOOST_TEST(holder() == "host_a");              // nothing written after the loss
 }
 
+// A lease that cannot be read is not a missing lease: no candidate creates or takes one, the
+// leader cannot renew (and loses at renewDeadline), nothing is written.
+BOOST_FIXTURE_TEST_CASE(a_failing_read_is_not_a_missing_lease, Fixture) {
+    {
+        Fixture fresh;  // no lease yet: a candidate that cannot read does not create one
+        fresh.store.failReads = true;
+        auto& c = fresh.candidate("host_c");
+        BOOST_TEST((c.step() == LeaderState::Standby));
+        BOOST_TEST(fresh.memory.revision().value == 0);
+        fresh.store.failReads = false;
+        BOOST_TEST((c.step() == LeaderState::Leading));
+    }
+    auto& a = candidate("host_a");
+    BOOST_REQUIRE((a.step() == LeaderState::Leading));
+    const auto rev = memory.revision().value;
+    store.failReads = true;
+    clock.advance(9s);
+    BOOST_TEST((a.step() == LeaderState::Leading));
+    clock.advance(1s);
+    BOOST_TEST((a.step() == LeaderState::Lost));
+    BOOST_TEST(memory.revision().value == rev);
+    BOOST_TEST(holder() == "host_a");
+}
+
 BOOST_FIXTURE_TEST_CASE(release_clears_the_holder_so_a_standby_takes_over_at_once, Fixture) {
     auto& a = candidate("host_a");
     auto& b = candidate("host_b");
@@ -198,9 +222,9 @@ BOOST_FIXTURE_TEST_CASE(release_clears_the_holder_so_a_standby_takes_over_at_onc
     BOOST_TEST(spec().at("leaseDurationSeconds") == 1);
     BOOST_TEST(spec().at("renewTime") == now());
     BOOST_TEST(transitions() == 0);
-    auto rev = memory.revision();
+    auto rev = memory.revision().value;
     BOOST_TEST(a.release());  // no longer leading: nothing written
-    BOOST_TEST(memory.revision() == rev);
+    BOOST_TEST(memory.revision().value == rev);
     BOOST_TEST((b.step() == LeaderState::Leading));  // same instant: no waiting for expiry
     BOOST_TEST(holder() == "host_b");
     BOOST_TEST(transitions() == 1);

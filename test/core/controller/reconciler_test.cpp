@@ -6,10 +6,13 @@
 #include "core/json/io.hpp"
 #include "core/server/metrics.hpp"
 #include "core/store/memory_store.hpp"
+#include "test/support/reads.hpp"
 
 using namespace trainer::core;
 using namespace trainer::core::controller;
 using namespace std::chrono_literals;
+using trainer::test::found;
+using trainer::test::readOk;
 
 namespace {
 
@@ -30,9 +33,8 @@ json::object readOne(const std::string& file) {
 class ConflictingStore : public Store {
 public:
     ConflictingStore(MemoryStore& s, int conflicts) : s_(s), conflicts_(conflicts) {}
-    std::optional<json::object> get(const ObjectKey& k) const override { return s_.get(k); }
-    std::vector<json::object> list(const std::string& a, const std::string& k,
-                                   const std::optional<std::string>& ns) const override {
+    ReadResult get(const ObjectKey& k) const override { return s_.get(k); }
+    ListResult list(const std::string& a, const std::string& k, const std::optional<std::string>& ns) const override {
         return s_.list(a, k, ns);
     }
     StoreResult create(const json::object& o) override { return s_.create(o); }
@@ -48,10 +50,10 @@ public:
     ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
     using Store::remove;
     StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
-    std::vector<Change> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
-    int64_t revision() const override { return s_.revision(); }
-    int64_t compactedRevision() const override { return s_.compactedRevision(); }
-    std::vector<json::object> listAll() const override { return s_.listAll(); }
+    ReadValue<std::vector<Change>> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
+    ReadValue<int64_t> revision() const override { return s_.revision(); }
+    ReadValue<int64_t> compactedRevision() const override { return s_.compactedRevision(); }
+    ListResult listAll() const override { return s_.listAll(); }
     int statusWrites = 0;
 
 private:
@@ -81,7 +83,7 @@ struct Fixture {
         auto r = memory.create(tj);
         BOOST_REQUIRE_MESSAGE(r.ok(), r.message);
     }
-    json::object trainJob() { return *memory.get(kTrainJob); }
+    json::object trainJob() { return *found(memory.get(kTrainJob)); }
     json::object status() {
         auto tj = trainJob();
         return tj.contains("status") ? tj.at("status").as_object() : json::object();
@@ -94,7 +96,7 @@ struct Fixture {
         BOOST_REQUIRE_MESSAGE(r.ok(), r.message);
     }
     void setJobSetCondition(const std::string& type) {
-        auto js = *memory.get(kJobSet);
+        auto js = *found(memory.get(kJobSet));
         js["status"] = json::object{
             {"conditions", json::array{json::object{{"type", type}, {"status", "True"}, {"reason", type == "Completed" ? "AllJobsCompleted" : "FailedJobs"},
                                                     {"message", "jobset " + type}, {"lastTransitionTime", "2024-05-01T12:30:00Z"}}}},
@@ -106,7 +108,7 @@ struct Fixture {
         return o && o->contains(k) && o->at(k).is_string() ? std::string(o->at(k).as_string()) : "";
     }
     std::string resourceVersion(const ObjectKey& k) {
-        auto o = memory.get(k);
+        auto o = found(memory.get(k));
         return o ? std::string(o->at("metadata").at("resourceVersion").as_string()) : "";
     }
 };
@@ -120,11 +122,11 @@ BOOST_AUTO_TEST_CASE(builds_snapshot_and_jobset_once) {
     f.createRuntime();
     f.createTrainJob();
     f.manager->settle();
-    BOOST_REQUIRE(f.memory.get(kJobSet));
-    auto cm = f.memory.get(kSnapshot);
+    BOOST_REQUIRE(found(f.memory.get(kJobSet)));
+    auto cm = found(f.memory.get(kSnapshot));
     BOOST_REQUIRE(cm);
     BOOST_TEST(cm->at("data").at("runtime").as_string().find("plain-with-initializers") != std::string::npos);
-    auto js = *f.memory.get(kJobSet);
+    auto js = *found(f.memory.get(kJobSet));
     BOOST_TEST(js.at("metadata").at("ownerReferences").at(0).at("kind") == "TrainJob");
     BOOST_TEST(js.at("metadata").at("managedFields").at(0).at("manager") == "trainer");
     auto rv = f.resourceVersion(kJobSet);
@@ -148,7 +150,7 @@ BOOST_AUTO_TEST_CASE(suspend_then_resume_sets_conditions_with_transition_times) 
     BOOST_TEST(f.str(c, "reason") == "Suspended");
     BOOST_TEST(f.str(c, "message") == "TrainJob is suspended");
     BOOST_TEST(f.str(c, "lastTransitionTime") == "2024-05-01T12:00:00Z");
-    BOOST_TEST(f.memory.get(kJobSet)->at("spec").at("suspend") == true);
+    BOOST_TEST(found(f.memory.get(kJobSet))->at("spec").at("suspend") == true);
 
     f.clock.advance(60s);
     f.manager->settle();  // nothing flips: the time stays
@@ -163,7 +165,7 @@ BOOST_AUTO_TEST_CASE(suspend_then_resume_sets_conditions_with_transition_times) 
     BOOST_TEST(f.str(c, "reason") == "Resumed");
     BOOST_TEST(f.str(c, "message") == "TrainJob is resumed");
     BOOST_TEST(f.str(c, "lastTransitionTime") == "2024-05-01T12:01:00Z");
-    BOOST_TEST(f.memory.get(kJobSet)->at("spec").at("suspend") == false);
+    BOOST_TEST(found(f.memory.get(kJobSet))->at("spec").at("suspend") == false);
 }
 
 BOOST_AUTO_TEST_CASE(never_suspended_jobs_have_no_suspended_condition) {
@@ -179,7 +181,7 @@ BOOST_AUTO_TEST_CASE(active_deadline_fails_the_job_and_deletes_the_jobset) {
     f.createRuntime();
     f.createTrainJob([](json::object& spec) { spec["activeDeadlineSeconds"] = 60; });
     f.manager->settle();
-    BOOST_REQUIRE(f.memory.get(kJobSet));
+    BOOST_REQUIRE(found(f.memory.get(kJobSet)));
     BOOST_TEST(f.manager->trainJobs().queue().delayed() == 1u);  // requeued after the remaining time
     BOOST_TEST(f.condition(f.status(), "Failed") == nullptr);
     f.clock.advance(59s);
@@ -192,12 +194,12 @@ BOOST_AUTO_TEST_CASE(active_deadline_fails_the_job_and_deletes_the_jobset) {
     BOOST_REQUIRE(c);
     BOOST_TEST(f.str(c, "reason") == "DeadlineExceeded");
     BOOST_TEST(f.str(c, "message") == "TrainJob exceeded its active deadline");
-    BOOST_TEST(!f.memory.get(kJobSet).has_value());
+    BOOST_TEST(!found(f.memory.get(kJobSet)).has_value());
     // Finished: never rebuilt.
     f.clock.advance(600s);
     f.manager->relist();
     f.manager->settle();
-    BOOST_TEST(!f.memory.get(kJobSet).has_value());
+    BOOST_TEST(!found(f.memory.get(kJobSet)).has_value());
     BOOST_TEST(f.str(f.condition(f.status(), "Failed"), "reason") == "DeadlineExceeded");
 }
 
@@ -238,7 +240,7 @@ BOOST_AUTO_TEST_CASE(status_follows_the_jobset_and_finished_jobs_are_not_rebuilt
         // The JobSet disappears (TTL): the finished TrainJob keeps its status and is not rebuilt.
         BOOST_REQUIRE(f.memory.remove(kJobSet).ok());
         f.manager->settle();
-        BOOST_TEST(!f.memory.get(kJobSet).has_value());
+        BOOST_TEST(!found(f.memory.get(kJobSet)).has_value());
         BOOST_TEST(f.str(f.condition(f.status(), c.trainJobCondition), "status") == "True");
     }
 }
@@ -256,22 +258,22 @@ BOOST_AUTO_TEST_CASE(the_snapshot_is_written_before_a_failing_first_build) {
     BOOST_REQUIRE(f.memory.create(broken).ok());
     f.createTrainJob();
     f.manager->settle();
-    BOOST_TEST(!f.memory.get(kJobSet).has_value());
+    BOOST_TEST(!found(f.memory.get(kJobSet)).has_value());
     auto st = f.status();
     auto* created = f.condition(st, "Created");
     BOOST_REQUIRE(created);
     BOOST_TEST(f.str(created, "reason") == "TrainJobResourcesCreationFailed");
-    auto cm = f.memory.get(kSnapshot);
+    auto cm = found(f.memory.get(kSnapshot));
     BOOST_REQUIRE_MESSAGE(cm, "no snapshot after a failed first build");
     BOOST_TEST(std::string(cm->at("data").at("runtime").as_string()).find("two") != std::string::npos);
     // Fixing the live runtime does not change what the TrainJob is frozen to.
-    auto live = *f.memory.get(ObjectKey{"trainer.kubeflow.org/v1alpha1", "TrainingRuntime", "default", "plain-with-initializers"});
+    auto live = *found(f.memory.get(ObjectKey{"trainer.kubeflow.org/v1alpha1", "TrainingRuntime", "default", "plain-with-initializers"}));
     auto fixed = readOne("12-runtime-plain-with-initializers.yaml");
     fixed["metadata"] = live.at("metadata");
     BOOST_REQUIRE(f.memory.update(fixed).ok());
     f.clock.advance(10s);
     f.manager->settle();
-    BOOST_TEST(!f.memory.get(kJobSet).has_value());
+    BOOST_TEST(!found(f.memory.get(kJobSet)).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(status_is_read_on_every_reconcile_even_when_the_build_fails) {
@@ -279,9 +281,9 @@ BOOST_AUTO_TEST_CASE(status_is_read_on_every_reconcile_even_when_the_build_fails
     f.createRuntime();
     f.createTrainJob();
     f.manager->settle();
-    BOOST_REQUIRE(f.memory.get(kJobSet));
+    BOOST_REQUIRE(found(f.memory.get(kJobSet)));
     // The frozen runtime turns unbuildable (a snapshot edited by hand), then the JobSet completes.
-    auto cm = *f.memory.get(kSnapshot);
+    auto cm = *found(f.memory.get(kSnapshot));
     std::string yaml(cm.at("data").at("runtime").as_string());
     auto pos = yaml.find("dependsOn");
     BOOST_REQUIRE(pos != std::string::npos);
@@ -302,8 +304,8 @@ BOOST_AUTO_TEST_CASE(managed_by_another_controller_is_skipped) {
     f.createRuntime();
     f.createTrainJob([](json::object& spec) { spec["managedBy"] = "kueue.x-k8s.io/multikueue"; });
     f.manager->settle();
-    BOOST_TEST(!f.memory.get(kJobSet).has_value());
-    BOOST_TEST(!f.memory.get(kSnapshot).has_value());
+    BOOST_TEST(!found(f.memory.get(kJobSet)).has_value());
+    BOOST_TEST(!found(f.memory.get(kSnapshot)).has_value());
     BOOST_TEST(!f.trainJob().contains("status"));
 }
 
@@ -317,7 +319,7 @@ BOOST_AUTO_TEST_CASE(missing_runtime_sets_created_false_and_an_event_then_recove
     BOOST_TEST(f.str(c, "status") == "False");
     BOOST_TEST(f.str(c, "reason") == "TrainingRuntimeNotFound");
     BOOST_TEST(f.str(c, "message").find("plain-with-initializers") != std::string::npos);
-    auto events = f.memory.list("v1", "Event", std::string("default"));
+    auto events = readOk(f.memory.list("v1", "Event", std::string("default")));
     BOOST_REQUIRE(events.size() == 1u);
     BOOST_TEST(events[0].at("reason") == "TrainJobResourcesCreationFailed");
     BOOST_TEST(events[0].at("type") == "Warning");
@@ -329,14 +331,14 @@ BOOST_AUTO_TEST_CASE(missing_runtime_sets_created_false_and_an_event_then_recove
     // The retry repeats the event: counted, not duplicated.
     f.clock.advance(1s);
     f.manager->settle();
-    events = f.memory.list("v1", "Event", std::string("default"));
+    events = readOk(f.memory.list("v1", "Event", std::string("default")));
     BOOST_REQUIRE(events.size() == 1u);
     BOOST_TEST(events[0].at("count").as_int64() >= 2);
 
     // The runtime appears: the watch re-queues the TrainJob at once, the build succeeds, the condition goes.
     f.createRuntime();
     f.manager->settle();
-    BOOST_TEST(f.memory.get(kJobSet).has_value());
+    BOOST_TEST(found(f.memory.get(kJobSet)).has_value());
     BOOST_TEST(f.condition(f.status(), "Created") == nullptr);
 }
 
@@ -366,7 +368,7 @@ BOOST_AUTO_TEST_CASE(runtime_reconciler_removes_only_the_legacy_finalizer) {
     rt["metadata"].as_object()["finalizers"] = json::array{"trainer.kubeflow.org/resource-in-use", "example.com/keep"};
     BOOST_REQUIRE(f.memory.create(rt).ok());
     f.manager->settle();
-    auto got = *f.memory.get(keyOf(rt));
+    auto got = *found(f.memory.get(keyOf(rt)));
     BOOST_TEST(got.at("metadata").at("finalizers") == (json::array{"example.com/keep"}));
 }
 
@@ -387,7 +389,7 @@ BOOST_AUTO_TEST_CASE(watches_map_changes_to_trainjobs) {
     auto names = [&](const json::object& obj) {
         Change c{1, ChangeType::Added, keyOf(obj), obj};
         std::vector<std::string> out;
-        for (auto const& k : mapper.trainJobsFor(c, f.memory)) out.push_back(k.name);
+        for (auto const& k : readOk(mapper.trainJobsFor(c, f.memory))) out.push_back(k.name);
         return out;
     };
     using V = std::vector<std::string>;

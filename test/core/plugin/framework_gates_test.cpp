@@ -27,7 +27,7 @@ struct Loaded {
             std::lock_guard<std::mutex> g(mu);
             logs.push_back(plugin + "|" + std::string(msg));
         });
-        PluginOptions o;
+        PluginOptions o = testOptions();
         o.configs = configs;
         registry.loadDirectory(dir.dir.string(), o);
     }

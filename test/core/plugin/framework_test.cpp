@@ -22,7 +22,7 @@ struct Loaded {
             std::lock_guard<std::mutex> g(mu);
             logs.push_back(plugin + "|" + std::to_string(level) + "|" + std::string(msg));
         });
-        PluginOptions o;
+        PluginOptions o = testOptions();
         o.configs = configs;
         registry.loadDirectory(dir.dir.string(), o);
     }
@@ -88,7 +88,8 @@ BOOST_AUTO_TEST_CASE(write_conflict_names_both_plugins) {
     Framework fw(l.registry);
     auto r = fw.build(minimalInfo({{"alpha", json::object{}}}, {{"beta", json::object{}}}), kEmpty);
     BOOST_REQUIRE(!r.diagnostics.ok());
-    BOOST_TEST(allErrors(r.diagnostics).find("plugins beta and alpha both write /podSets/node/count with different values (beta: 4, alpha: 3)") !=
+    // alpha writes in EnforceMLPolicy, beta after it in EnforcePodGroupPolicy.
+    BOOST_TEST(allErrors(r.diagnostics).find("plugins alpha and beta both write /podSets/node/count with different values (alpha: 3, beta: 4)") !=
                    std::string::npos,
                allErrors(r.diagnostics));
     BOOST_TEST(r.objects.empty());
@@ -157,20 +158,21 @@ BOOST_AUTO_TEST_CASE(throwing_plugins_are_contained) {
 }
 
 // Rule 7, hook by hook: a throw from any hook becomes an error naming the plugin and the hook,
-// the reconcile fails, and the next call works.
+// the reconcile fails, and the next call works. (alpha is an ML policy, beta a pod-group one.)
 BOOST_AUTO_TEST_CASE(throws_from_every_hook) {
     struct Case {
+        const char* plugin;
         const char* hook;
         const char* expect;
     };
-    for (auto const& c : {Case{"validate", "plugin alpha failed in CustomValidation: boom in validate"},
-                          Case{"enforceMLPolicy", "plugin alpha failed in EnforceMLPolicy: boom in enforceMLPolicy"},
-                          Case{"enforcePodGroupPolicy", "plugin alpha failed in EnforcePodGroupPolicy: boom in enforcePodGroupPolicy"},
-                          Case{"build", "plugin alpha failed in ComponentBuilder: boom in build"}}) {
+    for (auto const& c : {Case{"alpha", "validate", "plugin alpha failed in CustomValidation: boom in validate"},
+                          Case{"alpha", "enforceMLPolicy", "plugin alpha failed in EnforceMLPolicy: boom in enforceMLPolicy"},
+                          Case{"beta", "enforcePodGroupPolicy", "plugin beta failed in EnforcePodGroupPolicy: boom in enforcePodGroupPolicy"},
+                          Case{"alpha", "build", "plugin alpha failed in ComponentBuilder: boom in build"}}) {
         BOOST_TEST_CONTEXT(c.hook) {
-            Loaded l({"alpha"}, {{"alpha", std::string(R"({"object": "x", "throw": ")") + c.hook + "\"}"}});
+            Loaded l({"alpha", "beta"}, {{c.plugin, std::string(R"({"object": "x", "throw": ")") + c.hook + "\"}"}});
             Framework fw(l.registry);
-            auto info = minimalInfo({{"alpha", json::object{}}});
+            auto info = minimalInfo({{"alpha", json::object{}}}, {{"beta", json::object{}}});
             Diagnostics d;
             if (std::string(c.hook) == "validate") {
                 info["admission"] = json::object{{"operation", "CREATE"}};

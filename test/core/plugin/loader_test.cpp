@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_CASE(rejections_name_file_and_reason) {
         BOOST_TEST_CONTEXT(c.fixture) {
             PluginDir d({c.fixture});
             PluginRegistry r;
-            r.loadDirectory(d.dir.string());
+            r.loadDirectory(d.dir.string(), testOptions());
             BOOST_TEST(r.plugins().empty());
             BOOST_REQUIRE_EQUAL(r.rejected().size(), 1u);
             auto const& why = r.rejected()[0].reason;
@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(text_file_named_so_is_not_elf) {
     d.writeText("bogus.so", "this is not a library\n");
     d.writeText("tiny.so", "");
     PluginRegistry r;
-    r.loadDirectory(d.dir.string());
+    r.loadDirectory(d.dir.string(), testOptions());
     BOOST_TEST(r.plugins().size() == 1u);  // the host keeps going
     BOOST_TEST(rejectionFor(r, "bogus.so").find("it is not an ELF shared object") != std::string::npos);
     BOOST_TEST(rejectionFor(r, "tiny.so").find("it is not an ELF shared object") != std::string::npos);
@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(missing_directory_is_one_rejection) {
 BOOST_AUTO_TEST_CASE(shorter_descriptor_loads_without_reading_past_its_size) {
     PluginDir d({"old_descriptor"});
     PluginRegistry r;
-    r.loadDirectory(d.dir.string());
+    r.loadDirectory(d.dir.string(), testOptions());
     BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
     auto eps = r.plugins()[0]->extensionPoints();
     BOOST_TEST(eps == std::vector<std::string>{"CustomValidation"}, boost::test_tools::per_element());
@@ -73,7 +73,7 @@ BOOST_AUTO_TEST_CASE(shorter_descriptor_loads_without_reading_past_its_size) {
 BOOST_AUTO_TEST_CASE(larger_descriptor_from_a_newer_plugin_loads) {
     PluginDir d({"large_descriptor"});
     PluginRegistry r;
-    r.loadDirectory(d.dir.string());
+    r.loadDirectory(d.dir.string(), testOptions());
     BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
     BOOST_TEST(r.plugins()[0]->version == "9.9");
     BOOST_TEST(r.plugins()[0]->implements(Hook::CustomValidation));
@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(larger_descriptor_from_a_newer_plugin_loads) {
 BOOST_AUTO_TEST_CASE(duplicate_name_names_the_other_path) {
     PluginDir d({"alpha", "alpha_dup"});
     PluginRegistry r;
-    r.loadDirectory(d.dir.string());
+    r.loadDirectory(d.dir.string(), testOptions());
     BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
     auto why = rejectionFor(r, "alpha_dup.so");
     BOOST_TEST(why.find("a plugin named alpha is already loaded from " + d.path("alpha")) != std::string::npos, why);
@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(duplicate_name_names_the_other_path) {
 BOOST_AUTO_TEST_CASE(conflicting_claim_names_both) {
     PluginDir d({"alpha", "thief"});
     PluginRegistry r;
-    r.loadDirectory(d.dir.string());
+    r.loadDirectory(d.dir.string(), testOptions());
     BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
     auto why = rejectionFor(r, "thief.so");
     BOOST_TEST(why.find("its claim \"mlPolicy.alpha\" is already held by plugin alpha (" + d.path("alpha") + ")") !=
@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(conflicting_claim_names_both) {
 BOOST_AUTO_TEST_CASE(only_one_status_plugin) {
     PluginDir d({"status_a", "status_b"});
     PluginRegistry r;
-    r.loadDirectory(d.dir.string());
+    r.loadDirectory(d.dir.string(), testOptions());
     BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
     auto why = rejectionFor(r, "status_b.so");
     BOOST_TEST(why.find("too many TrainJob status plugins are registered") != std::string::npos, why);
@@ -115,13 +115,13 @@ BOOST_AUTO_TEST_CASE(deterministic_order_and_override) {
     PluginDir d({"gamma", "alpha", "beta", "plain"});
     {
         PluginRegistry r;
-        r.loadDirectory(d.dir.string());
+        r.loadDirectory(d.dir.string(), testOptions());
         std::vector<std::string> names;
         for (auto const& p : r.plugins()) names.push_back(p->name);
         BOOST_TEST(names == (std::vector<std::string>{"plain", "beta", "alpha", "gamma"}), boost::test_tools::per_element());
     }
     {
-        PluginOptions o;
+        PluginOptions o = testOptions();
         o.priorities["gamma"] = -5;
         o.disabled = {"beta"};
         PluginRegistry r;
@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(deterministic_order_and_override) {
 BOOST_AUTO_TEST_CASE(descriptor_contents) {
     PluginDir d({"alpha"});
     PluginRegistry r;
-    r.loadDirectory(d.dir.string());
+    r.loadDirectory(d.dir.string(), testOptions());
     BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
     auto const& p = *r.plugins()[0];
     BOOST_TEST(p.name == "alpha");
@@ -147,20 +147,21 @@ BOOST_AUTO_TEST_CASE(descriptor_contents) {
     BOOST_TEST(p.claims == (std::vector<std::string>{"mlPolicy.alpha", "env:ALPHA_ENV"}), boost::test_tools::per_element());
     BOOST_REQUIRE_EQUAL(p.watches.size(), 1u);  // rule 13: watches are data
     BOOST_TEST(p.watches[0].kind == "ConfigMap");
+    // The policy hook of its claim (mlPolicy.alpha) only: a policy hook needs its policy's claim.
     BOOST_TEST(p.extensionPoints() == (std::vector<std::string>{"CustomValidation", "WatchExtension", "EnforceMLPolicy",
-                                                                "EnforcePodGroupPolicy", "ComponentBuilder"}),
+                                                                "ComponentBuilder"}),
                boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(configuration_reaches_create) {
     PluginDir d({"alpha"});
-    PluginOptions o;
+    PluginOptions o = testOptions();
     o.configs["alpha"] = R"({"refuse": true})";
     PluginRegistry r;
     r.loadDirectory(d.dir.string(), o);
     BOOST_TEST(r.plugins().empty());
     BOOST_TEST(rejectionFor(r, "alpha.so").find("configuration refused on purpose") != std::string::npos);
-    PluginOptions bad;
+    PluginOptions bad = testOptions();
     bad.configs["alpha"] = "[1,2";
     PluginRegistry r2;
     r2.loadDirectory(d.dir.string(), bad);
@@ -172,7 +173,7 @@ BOOST_AUTO_TEST_CASE(instances_are_destroyed_with_the_registry) {
     PluginDir d({"gamma"});
     auto mark = d.dir / "destroyed.txt";
     {
-        PluginOptions o;
+        PluginOptions o = testOptions();
         o.configs["gamma"] = R"({"destroyFile": ")" + mark.string() + R"("})";
         PluginRegistry r;
         r.loadDirectory(d.dir.string(), o);
@@ -180,6 +181,21 @@ BOOST_AUTO_TEST_CASE(instances_are_destroyed_with_the_registry) {
         BOOST_TEST(!fs::exists(mark));
     }
     BOOST_TEST(fs::exists(mark));
+}
+
+// create()'s warnings reach the log sink (in either isolation mode), once.
+BOOST_AUTO_TEST_CASE(create_warnings_reach_the_log) {
+    PluginDir d({"gamma"});
+    PluginOptions o = testOptions();
+    o.configs["gamma"] = R"({"warnOnCreate": true})";
+    std::vector<std::string> lines;
+    PluginRegistry r;
+    r.setLogSink([&](const std::string& plugin, int32_t level, std::string_view msg) {
+        lines.push_back(plugin + "|" + std::to_string(level) + "|" + std::string(msg));
+    });
+    r.loadDirectory(d.dir.string(), o);
+    BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
+    BOOST_TEST(lines == (std::vector<std::string>{"gamma|1|warnOnCreate: a setting is deprecated"}));
 }
 
 // Rule 1: the public header depends on <stdint.h> and <stddef.h> only.
@@ -193,12 +209,14 @@ BOOST_AUTO_TEST_CASE(abi_header_includes_only_stdint_and_stddef) {
                boost::test_tools::per_element());
 }
 
-// Rule 8: libraries are never unloaded, even after every instance is gone.
+// Rule 8: libraries loaded in-process are never unloaded, even after every instance is gone.
 BOOST_AUTO_TEST_CASE(libraries_stay_loaded) {
     PluginDir d({"gamma"});
     {
         PluginRegistry r;
-        r.loadDirectory(d.dir.string());
+        PluginOptions o = testOptions();
+        o.isolation.mode = Isolation::InProcess;
+        r.loadDirectory(d.dir.string(), o);
         BOOST_REQUIRE_EQUAL(r.plugins().size(), 1u);
     }
     void* h = dlopen(d.path("gamma").c_str(), RTLD_NOW | RTLD_NOLOAD);

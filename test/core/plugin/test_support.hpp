@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -31,6 +32,15 @@ struct PluginDir {
     std::string path(const std::string& f) const { return (dir / (f + ".so")).string(); }
     void writeText(const std::string& file, const std::string& text) const { std::ofstream(dir / file) << text; }
 };
+
+// The options every loader and framework test starts from: plugins in the isolation mode
+// $TRAINER_TEST_ISOLATION names (test/core/plugin/CMakeLists.txt runs these tests once per mode);
+// unset, the operator's default (fixtures are not shipped: a plugin-host child each).
+inline trainer::core::PluginOptions testOptions() {
+    trainer::core::PluginOptions o;
+    if (const char* m = std::getenv("TRAINER_TEST_ISOLATION"); m && *m) o.isolation.mode = trainer::core::parseIsolation(m);
+    return o;
+}
 
 inline std::string rejectionFor(const trainer::core::PluginRegistry& r, const std::string& file) {
     for (auto const& x : r.rejected())

@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(other_writable_directory_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(file_owned_by_another_user_is_refused) {
-    if (::geteuid() != 0) return;  // chown needs root (the tests run as root)
+    BOOST_REQUIRE_MESSAGE(::geteuid() == 0, "chown needs root: the suite runs as root (scripts/test.sh)");
     PluginDir d({"alpha", "beta"});
     BOOST_REQUIRE_EQUAL(::chown(d.path("alpha").c_str(), 65534, 65534), 0);
     PluginRegistry r;
@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(file_owned_by_another_user_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(directory_owned_by_another_user_is_refused) {
-    if (::geteuid() != 0) return;
+    BOOST_REQUIRE_MESSAGE(::geteuid() == 0, "chown needs root: the suite runs as root (scripts/test.sh)");
     PluginDir d({"alpha"});
     BOOST_REQUIRE_EQUAL(::chown(d.dir.c_str(), 65534, 65534), 0);
     PluginRegistry r;
@@ -206,6 +206,43 @@ BOOST_AUTO_TEST_CASE(build_tree_plugins_load) {
     r.loadDirectory(TRAINER_PLUGIN_BUILD_DIR);
     BOOST_TEST(r.rejected().empty());
     BOOST_TEST(!r.plugins().empty());
+}
+
+// StrictModes for the parents: a group-writable parent is refused; a sticky, world-writable one
+// (like /tmp, where every PluginDir lives) is not.
+BOOST_AUTO_TEST_CASE(writable_parent_directory_is_refused_unless_sticky) {
+    PluginDir outer({});
+    const fs::path inner = outer.dir / "plugins";
+    fs::create_directory(inner);
+    fs::permissions(inner, fs::perms(0755));
+    fs::copy_file(fs::path(FIXTURE_DIR) / "alpha.so", inner / "alpha.so");
+    fs::permissions(outer.dir, fs::perms(0775));
+    PluginRegistry r;
+    r.loadDirectory(inner.string());
+    BOOST_TEST(r.plugins().empty());
+    BOOST_REQUIRE_EQUAL(r.rejected().size(), 1u);
+    BOOST_TEST(r.rejected()[0].code == "insecure_parent");
+    BOOST_TEST(contains(r.rejected()[0].reason, "its parent " + fs::canonical(outer.dir).string() +
+                                                    " is writable by group (mode 0775)"),
+               r.rejected()[0].reason);
+    fs::permissions(outer.dir, fs::perms(01777));
+    PluginRegistry sticky;
+    sticky.loadDirectory(inner.string());
+    BOOST_TEST(sticky.find("alpha") != nullptr, (sticky.rejected().empty() ? "" : sticky.rejected()[0].reason));
+}
+
+// A pin naming no file and no plugin protects nothing: it is reported, the rest loads.
+BOOST_AUTO_TEST_CASE(pin_for_an_absent_plugin_is_reported) {
+    PluginDir d({"alpha"});
+    PluginOptions o;
+    o.sha256["gone"] = std::string(64, 'a');
+    PluginRegistry r;
+    r.loadDirectory(d.dir.string(), o);
+    BOOST_TEST(r.find("alpha") != nullptr);
+    BOOST_REQUIRE_EQUAL(r.rejected().size(), 1u);
+    BOOST_TEST(r.rejected()[0].code == "pin_unmatched");
+    BOOST_TEST(r.rejected()[0].reason ==
+               "plugins.sha256[gone] pins a plugin that is not in " + d.dir.string() + " (no file gone.so, no loaded plugin of that name).");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

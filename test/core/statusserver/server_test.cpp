@@ -171,8 +171,8 @@ struct Harness {
     }
     json::object trainJob() const {
         auto o = store.inner.get(key());
-        BOOST_REQUIRE(o.has_value());
-        return *o;
+        BOOST_REQUIRE(o.found());
+        return o.object;
     }
     // status.trainerStatus of the stored TrainJob (null when absent).
     json::value trainerStatus() const {
@@ -186,8 +186,8 @@ struct Harness {
         int64_t revision;
         json::object job;
     };
-    Snapshot snapshot() const { return {store.inner.revision(), trainJob()}; }
-    bool unchanged(const Snapshot& s) const { return store.inner.revision() == s.revision && trainJob() == s.job; }
+    Snapshot snapshot() const { return {store.inner.revision().value, trainJob()}; }
+    bool unchanged(const Snapshot& s) const { return store.inner.revision().value == s.revision && trainJob() == s.job; }
 
     static inline std::atomic<int> instances{0};
     std::filesystem::path dir;
@@ -198,7 +198,7 @@ struct Harness {
     json::object seeded;
     std::atomic<int> gets{0};
     std::atomic<int> statusWrites{0};
-    std::function<std::optional<json::object>(const core::ObjectKey&)> onGet;
+    std::function<core::ReadResult(const core::ObjectKey&)> onGet;
     std::function<core::StoreResult(const json::object&)> onUpdateStatus;
     int bodies = 0;
     std::unique_ptr<srv::CertWatcher> certs;
@@ -471,7 +471,7 @@ BOOST_AUTO_TEST_CASE(unknown_trainjob) {
     c.authorization = "Bearer token:team-a/missing";
     c.body = kDocumentedPayload;
     expectAnswer(h.send(c), 404, kJobNotFound);
-    BOOST_TEST(!h.store.inner.get(h.key("missing")).has_value());
+    BOOST_TEST(h.store.inner.get(h.key("missing")).notFound());
     c.path = statusPath("team-z", kJob);
     c.authorization = "Bearer token:team-z/job1";
     expectAnswer(h.send(c), 404, kJobNotFound);
@@ -743,7 +743,7 @@ BOOST_AUTO_TEST_CASE(conflict_is_retried_on_the_new_object) {
     h.onUpdateStatus = [&](const json::object& obj) {
         if (conflicts++ == 0) {
             // Someone else writes the status first; `obj` now carries a stale resourceVersion.
-            auto current = *h.store.inner.get(h.key());
+            auto current = h.store.inner.get(h.key()).object;
             current["status"].as_object()["conditions"].as_array().push_back(
                 json::object{{"type", "Complete"}, {"status", "False"}, {"reason", "Running"}, {"message", "still running"},
                              {"lastTransitionTime", "2024-05-01T12:05:00Z"}});
@@ -792,8 +792,16 @@ BOOST_AUTO_TEST_CASE(store_failures_are_internal) {
     BOOST_TEST(h.unchanged(s));
 
     // Unreadable: get() says nothing, and the probe write (which cannot succeed) says Error.
-    h.onGet = [](const core::ObjectKey&) { return std::optional<json::object>(); };
+    h.onGet = [](const core::ObjectKey&) { return core::ReadResult::absent(); };
     expectAnswer(h.post(kDocumentedPayload), 500, kInternal);
+    BOOST_TEST(h.unchanged(s));
+
+    // A read that fails is a 500 at once (not a 404, and no probe).
+    h.onUpdateStatus = nullptr;
+    const int writesBefore = h.statusWrites;
+    h.onGet = [](const core::ObjectKey&) { return core::ReadResult::error("store: sqlite step: database is locked"); };
+    expectAnswer(h.post(kDocumentedPayload), 500, kInternal);
+    BOOST_TEST(h.statusWrites == writesBefore);
     BOOST_TEST(h.unchanged(s));
 }
 
@@ -815,7 +823,7 @@ BOOST_AUTO_TEST_CASE(a_missed_read_is_retried) {
     Harness h;
     std::atomic<int> reads{0};
     h.onGet = [&](const core::ObjectKey& key) {
-        if (reads++ == 0) return std::optional<json::object>();
+        if (reads++ == 0) return core::ReadResult::absent();
         return h.store.inner.get(key);
     };
     BOOST_TEST(h.post(kDocumentedPayload).status == 200);

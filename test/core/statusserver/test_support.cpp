@@ -67,12 +67,12 @@ core::auth::AuthorizeResult FakeAuthorizer::authorize(std::string_view rawToken,
     return {core::auth::AuthorizeOutcome::Denied, "audience does not name this TrainJob"};
 }
 
-std::optional<json::object> InterceptStore::get(const core::ObjectKey& key) const {
+core::ReadResult InterceptStore::get(const core::ObjectKey& key) const {
     return onGet ? onGet(key) : inner.get(key);
 }
 
-std::vector<json::object> InterceptStore::list(const std::string& apiVersion, const std::string& kind,
-                                               const std::optional<std::string>& ns) const {
+core::ListResult InterceptStore::list(const std::string& apiVersion, const std::string& kind,
+                                      const std::optional<std::string>& ns) const {
     return inner.list(apiVersion, kind, ns);
 }
 
@@ -102,8 +102,8 @@ json::object seedTrainJob(core::Store& store, const std::string& ns, const std::
 
 std::string resourceVersion(const core::Store& store, const std::string& ns, const std::string& name) {
     auto o = store.get(core::ObjectKey{std::string(core::kTrainerApiVersion), "TrainJob", ns, name});
-    if (!o) return "";
-    return std::string(o->at("metadata").as_object().at("resourceVersion").as_string());
+    if (!o.found()) return "";
+    return std::string(o.object.at("metadata").as_object().at("resourceVersion").as_string());
 }
 
 }  // namespace trainer::test

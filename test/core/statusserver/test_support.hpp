@@ -56,12 +56,12 @@ public:
 class InterceptStore : public core::Store {
 public:
     core::MemoryStore inner;
-    std::function<std::optional<core::json::object>(const core::ObjectKey&)> onGet;
+    std::function<core::ReadResult(const core::ObjectKey&)> onGet;
     std::function<core::StoreResult(const core::json::object&)> onUpdateStatus;
 
-    std::optional<core::json::object> get(const core::ObjectKey& key) const override;
-    std::vector<core::json::object> list(const std::string& apiVersion, const std::string& kind,
-                                         const std::optional<std::string>& ns) const override;
+    core::ReadResult get(const core::ObjectKey& key) const override;
+    core::ListResult list(const std::string& apiVersion, const std::string& kind,
+                          const std::optional<std::string>& ns) const override;
     core::StoreResult create(const core::json::object& obj) override { return inner.create(obj); }
     core::StoreResult update(const core::json::object& obj) override { return inner.update(obj); }
     core::StoreResult updateStatus(const core::json::object& obj) override;
@@ -70,12 +70,12 @@ public:
     core::StoreResult remove(const core::ObjectKey& key, const core::DeleteOptions& o) override {
         return inner.remove(key, o);
     }
-    std::vector<core::Change> changesSince(int64_t revision, size_t limit) const override {
+    core::ReadValue<std::vector<core::Change>> changesSince(int64_t revision, size_t limit) const override {
         return inner.changesSince(revision, limit);
     }
-    int64_t revision() const override { return inner.revision(); }
-    int64_t compactedRevision() const override { return inner.compactedRevision(); }
-    std::vector<core::json::object> listAll() const override { return inner.listAll(); }
+    core::ReadValue<int64_t> revision() const override { return inner.revision(); }
+    core::ReadValue<int64_t> compactedRevision() const override { return inner.compactedRevision(); }
+    core::ListResult listAll() const override { return inner.listAll(); }
 };
 
 // A TrainJob "<ns>/<name>" with a spec, status conditions and jobsStatus, created in `store`.

@@ -282,14 +282,14 @@ BOOST_AUTO_TEST_CASE(replaces_trainer_status_only) {
     auto seeded = trainer::test::seedTrainJob(store, "team-a", "job");
     BOOST_TEST_REQUIRE(!seeded.empty());
     store.inner.updateStatus([&] {
-        auto o = *store.inner.get(jobKey("job"));
+        auto o = store.inner.get(jobKey("job")).object;
         o["status"].as_object()["trainerStatus"] = json::object{{"metrics", json::array{json::object{{"name", "a"}, {"value", "1"}}}},
                                                                  {"lastUpdatedTime", "2025-01-23T10:00:00Z"}};
         return o;
     }());
     auto r = writeTrainerStatus(store, "team-a", "job", kStatus, 5);
     BOOST_TEST((r.outcome == WriteOutcome::Written), r.message);
-    auto job = *store.inner.get(jobKey("job"));
+    auto job = store.inner.get(jobKey("job")).object;
     BOOST_TEST(job.at("status").at("trainerStatus") == json::value(kStatus));  // replaced, not merged
     BOOST_TEST(job.at("status").at("conditions") == seeded.at("status").at("conditions"));
     BOOST_TEST(job.at("spec") == seeded.at("spec"));
@@ -303,11 +303,11 @@ BOOST_AUTO_TEST_CASE(outcomes) {
     trainer::test::InterceptStore store;
     BOOST_TEST_REQUIRE(!trainer::test::seedTrainJob(store, "team-a", "job").empty());
     auto rv = trainer::test::resourceVersion(store, "team-a", "job");
-    auto revision = store.revision();
+    auto revision = store.revision().value;
 
     auto absent = writeTrainerStatus(store, "team-a", "missing", kStatus, 5);
     BOOST_TEST((absent.outcome == WriteOutcome::NotFound));
-    BOOST_TEST(!store.inner.get(jobKey("missing")).has_value());
+    BOOST_TEST(store.inner.get(jobKey("missing")).notFound());
 
     auto invalid = writeTrainerStatus(store, "team-a", "job", json::object{{"progressPercentage", 101}}, 5);
     BOOST_TEST((invalid.outcome == WriteOutcome::Invalid));
@@ -334,8 +334,18 @@ BOOST_AUTO_TEST_CASE(outcomes) {
     BOOST_TEST((refused.outcome == WriteOutcome::Invalid));
     BOOST_TEST(refused.message == "store says no");
 
+    // A read that fails is Error at once: no probe, nothing written.
+    int probes = 0;
+    store.onGet = [](const trainer::core::ObjectKey&) {
+        return trainer::core::ReadResult::error("store: sqlite step: database is locked");
+    };
+    store.onUpdateStatus = [&](const json::object&) { return ++probes, failed(trainer::core::StoreStatus::Error); };
+    auto unreadable = writeTrainerStatus(store, "team-a", "job", kStatus, 4);
+    BOOST_TEST((unreadable.outcome == WriteOutcome::Error));
+    BOOST_TEST(unreadable.message.find("database is locked") != std::string::npos, unreadable.message);
+    BOOST_TEST(probes == 0);
     // Unreadable (get() says nothing) yet the probe cannot confirm absence: Error, not NotFound.
-    store.onGet = [](const trainer::core::ObjectKey&) { return std::optional<json::object>(); };
+    store.onGet = [](const trainer::core::ObjectKey&) { return trainer::core::ReadResult::absent(); };
     store.onUpdateStatus = [&](const json::object& o) {
         BOOST_TEST(o.at("metadata").at("resourceVersion") == "0");  // the probe never writes
         return failed(trainer::core::StoreStatus::Error);
@@ -348,7 +358,7 @@ BOOST_AUTO_TEST_CASE(outcomes) {
     // existing TrainJob (422): read again, then written.
     int misses = 1;
     store.onGet = [&](const trainer::core::ObjectKey& k) {
-        return misses-- > 0 ? std::optional<json::object>() : store.inner.get(k);
+        return misses-- > 0 ? trainer::core::ReadResult::absent() : store.inner.get(k);
     };
     store.onUpdateStatus = [&](const json::object& o) {
         if (o.at("metadata").at("resourceVersion") == "0") return failed(trainer::core::StoreStatus::Invalid);
@@ -356,14 +366,14 @@ BOOST_AUTO_TEST_CASE(outcomes) {
     };
     auto afterMiss = writeTrainerStatus(store, "team-a", "job", kStatus, 3);
     BOOST_TEST((afterMiss.outcome == WriteOutcome::Written), afterMiss.message);
-    BOOST_TEST(store.inner.get(jobKey("job"))->at("status").at("trainerStatus") == json::value(kStatus));
+    BOOST_TEST(store.inner.get(jobKey("job")).object.at("status").at("trainerStatus") == json::value(kStatus));
     store.onGet = nullptr;
     store.onUpdateStatus = nullptr;
     rv = trainer::test::resourceVersion(store.inner, "team-a", "job");
-    revision = store.revision();
+    revision = store.revision().value;
 
     BOOST_TEST(trainer::test::resourceVersion(store.inner, "team-a", "job") == rv);
-    BOOST_TEST(store.revision() == revision);
+    BOOST_TEST(store.revision().value == revision);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -64,11 +64,11 @@ BOOST_AUTO_TEST_CASE(sqlite_persists_across_reopen) {
         BOOST_TEST(store->integrityCheck() == "ok");
     }
     auto store = openOrFail(path);
-    BOOST_TEST(store->revision() == 2);
-    auto got = store->get(ObjectKey{"trainer.kubeflow.org/v1alpha1", "TrainJob", "default", "x"});
+    BOOST_TEST(readOk(store->revision()) == 2);
+    auto got = found(store->get(ObjectKey{"trainer.kubeflow.org/v1alpha1", "TrainJob", "default", "x"}));
     BOOST_TEST_REQUIRE(got.has_value());
     BOOST_TEST(meta(*got, "uid") == uid);
-    BOOST_TEST(store->changesSince(0, 10).size() == 2u);
+    BOOST_TEST(readOk(store->changesSince(0, 10)).size() == 2u);
     BOOST_TEST(store->create(configMap("d")).object.at("metadata").at("resourceVersion") == json::value("3"));
 }
 
@@ -140,10 +140,19 @@ BOOST_AUTO_TEST_CASE(sqlite_corrupt_row_is_an_error_not_a_crash) {
     sqlite3_exec(db, "UPDATE objects SET body = '{broken'; UPDATE changes SET body = '[1]'", nullptr, nullptr, nullptr);
     sqlite3_close(db);
     auto store = openOrFail(path);
-    BOOST_TEST(!store->get(ObjectKey{"v1", "ConfigMap", "default", "a"}).has_value());
-    BOOST_TEST(store->lastError().find("corrupt object ConfigMap default/a") != std::string::npos, store->lastError());
-    BOOST_TEST(store->list("v1", "ConfigMap").empty());
-    BOOST_TEST(store->changesSince(0, 10).empty());
+    // A body that does not parse is an Error naming the object, never "absent" or an empty list.
+    auto got = store->get(ObjectKey{"v1", "ConfigMap", "default", "a"});
+    BOOST_TEST(got.status == ReadStatus::Error, toString(got.status));
+    BOOST_TEST(got.message.find("corrupt object ConfigMap default/a") != std::string::npos, got.message);
+    auto listed = store->list("v1", "ConfigMap");
+    BOOST_TEST_REQUIRE(!listed.ok());
+    BOOST_TEST(listed.error->find("corrupt object") != std::string::npos, *listed.error);
+    auto feed = store->changesSince(0, 10);
+    BOOST_TEST_REQUIRE(!feed.ok());
+    BOOST_TEST(feed.error->find("corrupt object") != std::string::npos, *feed.error);
+    BOOST_TEST(!store->listAll().ok());
+    // A key that was never stored is still NotFound: only the broken row fails.
+    BOOST_TEST(store->get(ObjectKey{"v1", "ConfigMap", "default", "never"}).status == ReadStatus::NotFound);
     auto u = store->update(configMap("a"));
     BOOST_TEST(u.status == StoreStatus::Error);
     BOOST_TEST(u.message.find("corrupt object") != std::string::npos, u.message);
@@ -165,14 +174,14 @@ BOOST_AUTO_TEST_CASE(sqlite_change_feed_sees_another_process_within_a_second) {
     close(go[0]);
     auto store = openOrFail(path);
     BOOST_TEST(store->create(configMap("parent")).ok());
-    auto since = store->revision();
+    auto since = readOk(store->revision());
     BOOST_TEST(write(go[1], "g", 1) == 1);
     close(go[1]);
 
     auto start = std::chrono::steady_clock::now();
     std::vector<Change> seen;
     while (seen.empty() && std::chrono::steady_clock::now() - start < 1s) {
-        seen = store->changesSince(since, 100);
+        seen = readOk(store->changesSince(since, 100));
         if (seen.empty()) std::this_thread::sleep_for(20ms);
     }
     BOOST_TEST(waitExit(child) == 0);
@@ -180,8 +189,8 @@ BOOST_AUTO_TEST_CASE(sqlite_change_feed_sees_another_process_within_a_second) {
     BOOST_TEST(seen[0].type == ChangeType::Added);
     BOOST_TEST(seen[0].key.name == "from-child");
     BOOST_TEST(seen[0].revision == since + 1);
-    BOOST_TEST(store->revision() == since + 1);
-    BOOST_TEST(store->get(seen[0].key).has_value());
+    BOOST_TEST(readOk(store->revision()) == since + 1);
+    BOOST_TEST(found(store->get(seen[0].key)).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(sqlite_kill_9_loses_nothing_acknowledged) {
@@ -231,19 +240,17 @@ BOOST_AUTO_TEST_CASE(sqlite_kill_9_loses_nothing_acknowledged) {
     auto store = openOrFail(path);
     BOOST_TEST(store->integrityCheck() == "ok");
     for (int i : acked) {
-        auto o = store->get(ObjectKey{"v1", "ConfigMap", "default", "cm-" + std::to_string(i)});
+        auto o = found(store->get(ObjectKey{"v1", "ConfigMap", "default", "cm-" + std::to_string(i)}));
         BOOST_TEST_REQUIRE(o.has_value(), "acknowledged object cm-" << i << " lost");
         BOOST_TEST(o->at("data").at("payload") == json::value(payload(i)));
         BOOST_TEST(o->at("data").as_object().contains("updated") == (i % 2 == 1));
     }
     // Whatever was stored is complete: every object and every feed entry parses.
-    auto all = store->list("v1", "ConfigMap");
-    BOOST_TEST(store->lastError() == "");
+    auto all = readOk(store->list("v1", "ConfigMap"));  // readOk: no row fails to read or parse
     BOOST_TEST(all.size() >= acked.size());
     BOOST_TEST(all.size() <= acked.size() + 1);
-    auto feed = store->changesSince(0, 1000000);
-    BOOST_TEST(store->lastError() == "");
-    BOOST_TEST(static_cast<int64_t>(feed.size()) == store->revision());
+    auto feed = readOk(store->changesSince(0, 1000000));
+    BOOST_TEST(static_cast<int64_t>(feed.size()) == readOk(store->revision()));
     // And the store keeps working.
     BOOST_TEST(store->create(configMap("after")).ok());
 }
@@ -266,7 +273,7 @@ BOOST_AUTO_TEST_CASE(sqlite_concurrent_writers_from_two_processes) {
                 // Read-modify-write with retry on conflict, as a controller does.
                 if (i % (kObjects / kIncrements) == 0 && done < kIncrements) {
                     for (;;) {
-                        auto cur = store->get(ObjectKey{"v1", "ConfigMap", "default", "counter"});
+                        auto cur = found(store->get(ObjectKey{"v1", "ConfigMap", "default", "counter"}));
                         if (!cur) return 11;
                         auto n = std::stoi(std::string(cur->at("data").at("n").as_string()));
                         (*cur)["data"].as_object()["n"] = std::to_string(n + 1);
@@ -285,13 +292,13 @@ BOOST_AUTO_TEST_CASE(sqlite_concurrent_writers_from_two_processes) {
     BOOST_TEST(waitExit(b) == 0);
     auto store = openOrFail(path);
     BOOST_TEST(store->integrityCheck() == "ok");
-    BOOST_TEST(store->list("v1", "ConfigMap").size() == static_cast<size_t>(2 * kObjects + 1));
-    auto counter = store->get(ObjectKey{"v1", "ConfigMap", "default", "counter"});
+    BOOST_TEST(readOk(store->list("v1", "ConfigMap")).size() == static_cast<size_t>(2 * kObjects + 1));
+    auto counter = found(store->get(ObjectKey{"v1", "ConfigMap", "default", "counter"}));
     BOOST_TEST_REQUIRE(counter.has_value());
     BOOST_TEST(counter->at("data").at("n") == json::value(std::to_string(2 * kIncrements)));
     // Revisions are unique and dense across both writers.
-    auto feed = store->changesSince(0, 100000);
-    BOOST_TEST(static_cast<int64_t>(feed.size()) == store->revision());
+    auto feed = readOk(store->changesSince(0, 100000));
+    BOOST_TEST(static_cast<int64_t>(feed.size()) == readOk(store->revision()));
     for (size_t i = 0; i < feed.size(); ++i) BOOST_TEST(feed[i].revision == static_cast<int64_t>(i + 1));
 }
 
@@ -302,10 +309,10 @@ BOOST_AUTO_TEST_CASE(sqlite_change_feed_compaction) {
     auto r = SqliteStore::open(dir.file("s.db"), o);
     BOOST_TEST_REQUIRE(r.store, r.error);
     for (int i = 0; i < 30; ++i) BOOST_TEST(r.store->create(configMap("c" + std::to_string(i))).ok());
-    auto compacted = r.store->compactedRevision();
+    auto compacted = readOk(r.store->compactedRevision());
     BOOST_TEST(compacted >= 10);
     BOOST_TEST(compacted <= 20);
-    auto feed = r.store->changesSince(0, 100);
+    auto feed = readOk(r.store->changesSince(0, 100));
     BOOST_TEST_REQUIRE(!feed.empty());
     BOOST_TEST(feed.front().revision == compacted + 1);
     BOOST_TEST(feed.back().revision == 30);
@@ -353,7 +360,7 @@ BOOST_AUTO_TEST_CASE(sqlite_existing_loose_store_is_narrowed) {
         for (auto const& f : {path, path + "-wal", path + "-shm"}) BOOST_TEST_REQUIRE(::chmod(f.c_str(), 0644) == 0);
         auto again = openOrFail(path);
         for (auto const& f : {path, path + "-wal", path + "-shm"}) BOOST_TEST(modeOf(f) == 0600u, f);
-        BOOST_TEST(again->get(keyOf(configMap("c"))).has_value());
+        BOOST_TEST(found(again->get(keyOf(configMap("c")))).has_value());
     }
     BOOST_TEST(::chmod(path.c_str(), 0660) == 0);
     auto reopened = openOrFail(path);

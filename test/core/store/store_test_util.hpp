@@ -3,6 +3,7 @@
 
 #include "core/store/memory_store.hpp"
 #include "core/store/sqlite_store.hpp"
+#include "test/support/reads.hpp"
 
 #include <boost/json.hpp>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -24,6 +26,9 @@ inline std::ostream& operator<<(std::ostream& os, ApplyOutcome o) { return os <<
 namespace trainer::core::test {
 
 namespace json = boost::json;
+
+using trainer::test::found;
+using trainer::test::readOk;
 
 // A fresh directory under /tmp, removed with everything in it.
 class TempDir {

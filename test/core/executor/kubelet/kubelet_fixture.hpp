@@ -154,7 +154,7 @@ struct KubeletFixture {
 
     json::object pod(const std::string& name) const {
         auto p = store.get(ObjectKey{"v1", "Pod", kNs, name});
-        return p ? *p : json::object{};
+        return p.object;  // empty unless found
     }
 
     // Waits (bounded) until `cond` holds for the Pod; fails with its last status otherwise.

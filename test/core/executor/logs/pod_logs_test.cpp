@@ -74,15 +74,15 @@ struct Fixture {
         auto r = store.create(p);
         BOOST_REQUIRE_MESSAGE(r.ok(), r.message);
         if (!status.is_null()) setStatus(status.as_object());
-        return *store.get(kPod);
+        return store.get(kPod).object;
     }
     void setStatus(const json::object& status) {
-        auto cur = *store.get(kPod);
+        auto cur = store.get(kPod).object;
         cur["status"] = status;
         auto r = store.updateStatus(cur);
         BOOST_REQUIRE_MESSAGE(r.ok(), r.message);
     }
-    std::string uid() const { return std::string(store.get(kPod)->at("metadata").at("uid").as_string()); }
+    std::string uid() const { return std::string(store.get(kPod).object.at("metadata").at("uid").as_string()); }
     fs::path logFile(const std::string& container, int64_t restarts) const {
         return containerLogPath(state, "default", "p", uid(), container, restarts);
     }

@@ -74,19 +74,19 @@ struct Env {
     json::object get(const std::string& apiVersion, const std::string& kind, const std::string& name,
                      const std::string& ns = "default") {
         auto o = store.get(ObjectKey{apiVersion, kind, ns, name});
-        BOOST_REQUIRE_MESSAGE(o, kind + " " + name + " not found");
-        return *o;
+        BOOST_REQUIRE_MESSAGE(o.found(), kind + " " + name + " not found");
+        return o.object;
     }
     bool exists(const std::string& apiVersion, const std::string& kind, const std::string& name) {
-        return store.get(ObjectKey{apiVersion, kind, "default", name}).has_value();
+        return store.get(ObjectKey{apiVersion, kind, "default", name}).found();
     }
     json::object jobSet(const std::string& name) { return get("jobset.x-k8s.io/v1alpha2", "JobSet", name); }
     json::object job(const std::string& name) { return get("batch/v1", "Job", name); }
-    std::vector<json::object> jobs() { return store.list("batch/v1", "Job", std::string("default")); }
+    std::vector<json::object> jobs() { return store.list("batch/v1", "Job", std::string("default")).value; }
     // The pods of the Job named `job` (by the job-name label), by completion index then name.
     std::vector<json::object> pods(const std::string& job) {
         std::vector<json::object> out;
-        for (auto const& p : store.list("v1", "Pod", std::string("default")))
+        for (auto const& p : store.list("v1", "Pod", std::string("default")).value)
             if (labelOf(p, "batch.kubernetes.io/job-name") == job) out.push_back(p);
         std::stable_sort(out.begin(), out.end(), [](const json::object& a, const json::object& b) {
             return labelOf(a, "batch.kubernetes.io/job-completion-index") < labelOf(b, "batch.kubernetes.io/job-completion-index");
@@ -104,8 +104,9 @@ struct Env {
 
     // The kubelet's part: phase, the Ready condition and container restart counts.
     void setPod(const json::object& pod, const std::string& phase, bool ready = false, int restarts = 0) {
-        auto cur = store.get(keyOf(pod));
-        BOOST_REQUIRE(cur);
+        auto read = store.get(keyOf(pod));
+        BOOST_REQUIRE(read.found());
+        auto* cur = &read.object;
         json::object status{{"phase", phase},
                             {"conditions", json::array{json::object{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}},
                             {"containerStatuses", json::array{json::object{{"name", "main"}, {"restartCount", restarts}}}}};
