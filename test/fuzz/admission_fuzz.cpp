@@ -23,7 +23,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
 using namespace trainer::core;
 namespace srv = trainer::core::server;
