@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trainer/abi.h>
+#include <trainer/wiped_text.hpp>
 
 #include <boost/json.hpp>
 
@@ -97,15 +98,16 @@ public:
     void debug(std::string_view message) { log(TRN_LOG_DEBUG, message); }
     void info(std::string_view message) { log(TRN_LOG_INFO, message); }
     // Sends one output document (an edit, an object, or a status, depending on the hook). A host
-    // without emit cannot take it: the operation fails.
+    // without emit cannot take it: the operation fails. The text is zeroed once the host has
+    // copied it (WipedText), so a Secret emitted here leaves no copy behind.
     void emit(const json::value& v) {
         auto fn = detail::hostEmit(api_);
         if (!fn) {
             failed_ = true;
             return;
         }
-        std::string s = json::serialize(v);
-        fn(call_, toAbi(s));
+        WipedText text(v);
+        fn(call_, toAbi(text.view()));
     }
     // Reads an object of the cluster state, telling absence from a failed read (which the host
     // also reports as an error of this call, so the hook's result is discarded either way).
