@@ -9,6 +9,7 @@
 
 #include <boost/json.hpp>
 
+#include "../support/micro_time.hpp"
 #include "../support/process.hpp"
 #include "../support/wait.hpp"
 
@@ -24,7 +25,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -83,19 +83,7 @@ std::string lower(std::string s) {
 
 std::string tail(const std::string& text, size_t n = 6000) { return text.size() > n ? text.substr(text.size() - n) : text; }
 
-// A Lease MicroTime ("2024-05-01T12:00:00.123456Z") as microseconds since the epoch.
-std::chrono::microseconds micro(const json::value& v) {
-    BOOST_REQUIRE_MESSAGE(v.is_string(), "not a MicroTime: " << v);
-    std::tm tm{};
-    int micros = 0;
-    const std::string text(v.as_string());
-    BOOST_REQUIRE_MESSAGE(std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%6dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                                      &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &micros) == 7,
-                          "not a MicroTime: " << text);
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return std::chrono::seconds(::timegm(&tm)) + std::chrono::microseconds(micros);
-}
+using trainer::test::microTime;
 
 template <class Pred>
 bool eventually(Pred p, std::chrono::milliseconds limit = 60s, std::chrono::milliseconds step = 500ms) {
@@ -743,14 +731,15 @@ BOOST_AUTO_TEST_CASE(two_controllers_one_leader_and_a_takeover) {
     standby->pause();
     auto last = lease();
     BOOST_REQUIRE(last.at("holderIdentity") == leader->leaderIdentity());
-    const auto expiry = micro(last.at("renewTime")) + std::chrono::seconds(last.at("leaseDurationSeconds").to_number<int64_t>());
+    const auto expiry = microTime(last.at("renewTime")) +
+                        std::chrono::seconds(last.at("leaseDurationSeconds").to_number<int64_t>());
     BOOST_TEST(leader->signal(SIGKILL) == 128 + SIGKILL);
     standby->resume();
     applyTrainJob(api, "after-kill");
     BOOST_REQUIRE_MESSAGE(eventually([&] { return standby->logs(acquired); }), tail(standby->log()));
     auto taken = lease();
     BOOST_TEST(taken.at("holderIdentity") == standby->leaderIdentity());
-    BOOST_TEST((micro(taken.at("acquireTime")) >= expiry), "acquired at " << taken.at("acquireTime")
+    BOOST_TEST((microTime(taken.at("acquireTime")) >= expiry), "acquired at " << taken.at("acquireTime")
                                                                             << ", before the lease expired: " << last);
     BOOST_TEST(taken.at("leaseTransitions") == 1);
     BOOST_TEST(eventually([&] { return hasJobSet(api, "after-kill"); }), tail(standby->log()));

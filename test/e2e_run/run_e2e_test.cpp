@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include "../support/micro_time.hpp"
 #include "../support/process.hpp"
 #include "../support/tools.hpp"
 #include "../support/wait.hpp"
@@ -17,7 +18,6 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -401,19 +401,7 @@ size_t count(const std::string& text, const std::string& needle) {
     return n;
 }
 
-// A Lease MicroTime ("2024-05-01T12:00:00.123456Z") as microseconds since the epoch.
-std::chrono::microseconds micro(const json::value& v) {
-    BOOST_REQUIRE_MESSAGE(v.is_string(), "not a MicroTime: " << v);
-    std::tm tm{};
-    int micros = 0;
-    const std::string text(v.as_string());
-    BOOST_REQUIRE_MESSAGE(std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%6dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                                      &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &micros) == 7,
-                          "not a MicroTime: " << text);
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return std::chrono::seconds(::timegm(&tm)) + std::chrono::microseconds(micros);
-}
+using trainer::test::microTime;
 
 }  // namespace
 
@@ -461,7 +449,8 @@ BOOST_AUTO_TEST_CASE(leader_election_one_reconciler_and_takeovers) {
     b.pause(true);
     auto last = leaseSpec(store);
     BOOST_REQUIRE(last.at("holderIdentity") == leaderIdentity(*a));
-    const auto expiry = micro(last.at("renewTime")) + std::chrono::seconds(last.at("leaseDurationSeconds").to_number<int64_t>());
+    const auto expiry = microTime(last.at("renewTime")) +
+                        std::chrono::seconds(last.at("leaseDurationSeconds").to_number<int64_t>());
     BOOST_TEST(a->signal(SIGKILL) == 128 + SIGKILL);
     b.pause(false);
     std::ofstream(t.file("after.yaml")) << trainJobYaml("after-kill");
@@ -469,7 +458,7 @@ BOOST_AUTO_TEST_CASE(leader_election_one_reconciler_and_takeovers) {
     BOOST_REQUIRE_MESSAGE(eventually([&] { return logs(b, "successfully acquired lease"); }), b.log());
     auto taken = leaseSpec(store);
     BOOST_TEST(taken.at("holderIdentity") == leaderIdentity(b));
-    BOOST_TEST((micro(taken.at("acquireTime")) >= expiry), "acquired at " << taken.at("acquireTime")
+    BOOST_TEST((microTime(taken.at("acquireTime")) >= expiry), "acquired at " << taken.at("acquireTime")
                                                                             << ", before the lease expired: " << last);
     BOOST_TEST(taken.at("leaseTransitions") == 1);
     BOOST_TEST(taken.at("leaseDurationSeconds") == 3600);

@@ -20,9 +20,11 @@ inline void secureZero(void* data, std::size_t size) {
 
 class WipedText {
 public:
-    explicit WipedText(const boost::json::value& v) {
+    // A json::value or json::object (serialised as it is).
+    template <class Doc>
+    explicit WipedText(const Doc& doc) {
         boost::json::serializer sr;
-        sr.reset(&v);
+        sr.reset(&doc);
         grow(1024);
         while (true) {
             size_ += sr.read(data_ + size_, capacity_ - size_).size();

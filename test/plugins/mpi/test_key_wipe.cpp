@@ -3,10 +3,12 @@
 //
 // This program replaces the global operator new/delete and OpenSSL's allocator with ones that,
 // while a case records, keep a copy of every block as it is freed. The case then searches those
-// copies for the key: windows of its PEM text and of the PEM's base64 (the Secret's encoding).
-// Removing any wipe makes a case fail: SshKeyPair's destructor and move assignment, wipe() itself,
-// sshAuthSecret's wipe of its base64 copy, build()'s cleanse of the emitted Secret, and the SDK's
-// emit buffer (sdk/include/trainer/wiped_text.hpp), which holds the serialised Secret.
+// copies for the key's private scalar as the plugin encodes it (its PEM text, and the PEM's
+// base64: the Secret's `ssh-privatekey`); each block found is logged (--log_level=message;
+// KEY_WIPE_DUMP=1 prints its bytes). Removing any wipe makes a case fail: SshKeyPair's destructor
+// and move assignment, wipe() itself, OPENSSL_clear_free of the encoder's PEM, sshAuthSecret's
+// wipe of its base64 copy, build()'s cleanse of the emitted Secret, and the SDK's emit buffer
+// (sdk/include/trainer/wiped_text.hpp), which holds the serialised Secret.
 #define BOOST_TEST_MODULE plugin_mpi_key_wipe
 #include <boost/test/unit_test.hpp>
 
@@ -14,13 +16,19 @@
 #include "ssh_key.hpp"
 
 #include <openssl/crypto.h>
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -36,13 +44,14 @@ namespace freed {
 struct Block {
     char* data;
     std::size_t size;
+    const char* by;  // "operator delete" or "OpenSSL"
 };
 std::atomic<bool> recording{false};
 std::atomic_flag busy = ATOMIC_FLAG_INIT;
 Block* blocks = nullptr;
 std::size_t count = 0, capacity = 0;
 
-void keep(const void* p, std::size_t n) {
+void keep(const void* p, std::size_t n, const char* by) {
     if (!p || n == 0 || !recording.load(std::memory_order_relaxed)) return;
     while (busy.test_and_set(std::memory_order_acquire)) {
     }
@@ -56,7 +65,7 @@ void keep(const void* p, std::size_t n) {
     if (count < capacity)
         if (char* copy = static_cast<char*>(std::malloc(n))) {
             std::memcpy(copy, p, n);
-            blocks[count++] = Block{copy, n};
+            blocks[count++] = Block{copy, n, by};
         }
     busy.clear(std::memory_order_release);
 }
@@ -75,23 +84,30 @@ struct Recording {
     ~Recording() { recording = false; }
 };
 
-// How many recorded blocks hold any of `needles`.
+// How many recorded blocks hold any of `needles` (each one named in the test's log).
 std::size_t holding(const std::vector<std::string>& needles) {
     std::size_t n = 0;
     for (std::size_t i = 0; i < count; ++i) {
         std::string_view block(blocks[i].data, blocks[i].size);
         for (auto const& needle : needles)
-            if (block.find(needle) != std::string_view::npos) {
+            if (auto at = block.find(needle); at != std::string_view::npos) {
                 ++n;
+                BOOST_TEST_MESSAGE("a block of " << blocks[i].size << " bytes freed by " << blocks[i].by
+                                                 << " holds key material at offset " << at);
+                if (std::getenv("KEY_WIPE_DUMP")) {
+                    std::string shown;
+                    for (char c : block) shown += (c >= 32 && c < 127) ? c : '.';
+                    BOOST_TEST_MESSAGE(shown);
+                }
                 break;
             }
     }
     return n;
 }
 
-void release(void* p) {
+void release(void* p, const char* by = "operator delete") {
     if (!p) return;
-    keep(p, ::malloc_usable_size(p));
+    keep(p, ::malloc_usable_size(p), by);
     std::free(p);
 }
 
@@ -100,17 +116,17 @@ void* cryptoMalloc(std::size_t n, const char*, int) { return std::malloc(n); }
 void* cryptoRealloc(void* p, std::size_t n, const char*, int) {
     if (!p) return std::malloc(n);
     if (n == 0) {
-        release(p);
+        release(p, "OpenSSL's realloc");
         return nullptr;
     }
     std::size_t old = ::malloc_usable_size(p);
     void* q = std::malloc(n);
     if (!q) return nullptr;
     std::memcpy(q, p, old < n ? old : n);
-    release(p);
+    release(p, "OpenSSL's realloc");
     return q;
 }
-void cryptoFree(void* p, const char*, int) { release(p); }
+void cryptoFree(void* p, const char*, int) { release(p, "OpenSSL's free"); }
 // Installed before main(), before OpenSSL allocates anything (it refuses afterwards).
 const bool kCryptoHooked = CRYPTO_set_mem_functions(cryptoMalloc, cryptoRealloc, cryptoFree) == 1;
 
@@ -142,11 +158,24 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { freed::release
 
 namespace {
 
-// Windows of `text`'s middle (the PEM's armour lines are not secret, the body between is):
-// 16 characters every 8, so even a partial copy of the key text is found.
-std::vector<std::string> windows(const std::string& text, std::size_t margin) {
+// Which characters of base64(bytes) encode secret bytes only: character j carries bits
+// [6j, 6j + 6) of the input.
+std::vector<bool> secretInBase64(const std::vector<bool>& secretBytes) {
+    std::vector<bool> out(4 * ((secretBytes.size() + 2) / 3), false);
+    for (std::size_t j = 0; j < out.size(); ++j) {
+        std::size_t first = 6 * j / 8, last = (6 * j + 5) / 8;
+        out[j] = last < secretBytes.size() && secretBytes[first] && secretBytes[last];
+    }
+    return out;
+}
+
+// Runs of 16 characters of `text` that are all secret, one starting every 4: even a partial copy
+// of the key text holds one.
+std::vector<std::string> secretWindows(const std::string& text, const std::vector<bool>& secret) {
     std::vector<std::string> out;
-    for (std::size_t i = margin; i + 16 + margin <= text.size(); i += 8) out.push_back(text.substr(i, 16));
+    for (std::size_t i = 0; i + 16 <= text.size() && i + 16 <= secret.size(); i += 4)
+        if (std::all_of(secret.begin() + static_cast<long>(i), secret.begin() + static_cast<long>(i + 16), [](bool b) { return b; }))
+            out.push_back(text.substr(i, 16));
     return out;
 }
 
@@ -155,16 +184,50 @@ std::string base64Decode(const std::string& b64) {
     int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(b64.data()),
                             static_cast<int>(b64.size()));
     out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-    while (!out.empty() && out.back() == '\0') out.pop_back();  // padding
+    for (auto c = b64.rbegin(); c != b64.rend() && *c == '=' && !out.empty(); ++c) out.pop_back();  // padding
     return out;
 }
 
-// Needles for a private key: its PEM body and the base64 of the whole PEM (the Secret's
-// `ssh-privatekey`), without the armour ("-----BEGIN EC PRIVATE KEY-----", 31 bytes, 44
-// base64 characters) that every key shares.
+// The private scalar d (66 bytes for P-521), as OpenSSL reads it back from the PEM.
+std::string privateScalar(const std::string& pem) {
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr),
+                                                            &EVP_PKEY_free);
+    BOOST_REQUIRE_MESSAGE(key, "the PEM does not read back as a private key");
+    BIGNUM* d = nullptr;
+    BOOST_REQUIRE(EVP_PKEY_get_bn_param(key.get(), OSSL_PKEY_PARAM_PRIV_KEY, &d) == 1);
+    std::string out(66, '\0');
+    int n = BN_bn2binpad(d, reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(out.size()));
+    BN_clear_free(d);
+    BOOST_REQUIRE(n == 66);
+    return out;
+}
+
+// Needles for a private key: the text encodings of its private scalar the plugin makes (the PEM
+// also carries the curve and the public point, which the Secret's public half and
+// authorized_keys repeat): the PEM characters that encode the scalar and nothing else, and the
+// characters of the PEM's base64 (the Secret's `ssh-privatekey`) that encode only those. The
+// scalar's raw bytes are not searched: OpenSSL 3.0's SEC1 encoder itself frees a 66-byte copy
+// of them uncleared (EC_KEY_priv2buf inside i2d_ECPrivateKey), which no caller can reach.
 std::vector<std::string> keyNeedles(const std::string& pem) {
-    auto out = windows(pem, 32);
-    for (auto& w : windows(mpi::base64Encode(pem), 44)) out.push_back(std::move(w));
+    const std::string d = privateScalar(pem);
+    const std::string head = "-----BEGIN EC PRIVATE KEY-----\n";
+    auto end = pem.find("-----END");
+    BOOST_REQUIRE(pem.rfind(head, 0) == 0u && end != std::string::npos);
+    std::string body;
+    for (std::size_t i = head.size(); i < end; ++i)
+        if (pem[i] != '\n') body += pem[i];
+    const std::string der = base64Decode(body);
+    const auto at = der.find(d);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "the private scalar is not in the key's DER");
+    std::vector<bool> secretDer(der.size(), false);
+    std::fill(secretDer.begin() + static_cast<long>(at), secretDer.begin() + static_cast<long>(at + d.size()), true);
+    const auto secretBody = secretInBase64(secretDer);
+    std::vector<bool> secretPem(pem.size(), false);  // the armour and the line breaks are not secret
+    for (std::size_t i = head.size(), k = 0; i < end; ++i)
+        if (pem[i] != '\n') secretPem[i] = secretBody[k++];
+    auto out = secretWindows(pem, secretPem);
+    for (auto& w : secretWindows(mpi::base64Encode(pem), secretInBase64(secretPem))) out.push_back(std::move(w));
     return out;
 }
 
@@ -222,7 +285,7 @@ BOOST_AUTO_TEST_CASE(an_unwiped_copy_is_found_and_a_wiped_one_is_not) {
     BOOST_TEST_REQUIRE(freed::kCryptoHooked, "OpenSSL allocated before the test could hook its allocator");
     auto key = newKey();
     const auto needles = keyNeedles(key.privateKeyPem);
-    BOOST_TEST_REQUIRE(needles.size() > 40u);
+    BOOST_TEST_REQUIRE(needles.size() > 20u);
     {
         freed::Recording r;
         std::string copy = key.privateKeyPem;
@@ -252,16 +315,24 @@ BOOST_AUTO_TEST_CASE(a_key_pair_wipes_its_private_key_when_destroyed) {
     BOOST_TEST(freed::holding(keyNeedles(pem)) == 0u);
 }
 
+// A key moved over a key, then an empty pair over that one: the pairs end while recording, so
+// a replaced key's buffer (handed to the moved-from pair, or kept empty by the target) is seen
+// when it is freed.
 BOOST_AUTO_TEST_CASE(move_assignment_wipes_the_key_it_replaces) {
-    auto first = newKey();
-    auto second = newKey();
-    const std::string replaced = first.privateKeyPem;
+    std::string firstKey, secondKey;
     {
         freed::Recording r;
+        auto first = newKey();
+        auto second = newKey();
+        firstKey = first.privateKeyPem;
+        secondKey = second.privateKeyPem;
         first = std::move(second);
+        BOOST_TEST(first.privateKeyPem == secondKey);
+        first = mpi::SshKeyPair();
+        BOOST_TEST(first.privateKeyPem.empty());
     }
-    BOOST_TEST(first.privateKeyPem != replaced);
-    BOOST_TEST(freed::holding(keyNeedles(replaced)) == 0u);
+    BOOST_TEST(freed::holding(keyNeedles(firstKey)) == 0u);
+    BOOST_TEST(freed::holding(keyNeedles(secondKey)) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(the_secret_is_built_without_leaving_copies) {
