@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trainer/abi.h>
+#include <trainer/wiped_text.hpp>
 
 #include <boost/json.hpp>
 
@@ -97,15 +98,13 @@ public:
     void debug(std::string_view message) { log(TRN_LOG_DEBUG, message); }
     void info(std::string_view message) { log(TRN_LOG_INFO, message); }
     // Sends one output document (an edit, an object, or a status, depending on the hook). A host
-    // without emit cannot take it: the operation fails.
-    void emit(const json::value& v) {
-        auto fn = detail::hostEmit(api_);
-        if (!fn) {
-            failed_ = true;
-            return;
-        }
-        std::string s = json::serialize(v);
-        fn(call_, toAbi(s));
+    // without emit cannot take it: the operation fails. The text is zeroed once the host has
+    // copied it (WipedText), and an object is serialised as it is, not copied into a json::value
+    // first, so a Secret emitted here leaves no copy behind.
+    void emit(const json::value& v) { send(WipedText(v)); }
+    template <class Object, std::enable_if_t<std::is_same_v<Object, json::object>, int> = 0>
+    void emit(const Object& object) {
+        send(WipedText(object));
     }
     // Reads an object of the cluster state, telling absence from a failed read (which the host
     // also reports as an error of this call, so the hook's result is discarded either way).
@@ -155,6 +154,15 @@ public:
     std::string_view plugin() const { return plugin_; }
 
 private:
+    void send(const WipedText& text) {
+        auto fn = detail::hostEmit(api_);
+        if (!fn) {
+            failed_ = true;
+            return;
+        }
+        fn(call_, toAbi(text.view()));
+    }
+
     const trn_host_api* api_;
     trn_call* call_;
     std::string_view plugin_;

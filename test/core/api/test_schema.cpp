@@ -4,6 +4,7 @@
 #include "core/api/schema.hpp"
 #include "helpers.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 
@@ -74,7 +75,10 @@ json::object runtime() {
 
 BOOST_AUTO_TEST_CASE(every_cel_rule_in_the_schemas_is_implemented) {
     auto rules = celRulesInSchemas();
-    BOOST_TEST(rules.size() == 11u);  // distinct rule strings in the three CRDs today
+    // Not a count of today's rules (that restates the data): the schemas' rules were found (the
+    // immutability rule is among them), and each has a predicate.
+    BOOST_TEST_REQUIRE(!rules.empty());
+    BOOST_TEST((std::find(rules.begin(), rules.end(), "self == oldSelf") != rules.end()));
     for (auto const& r : rules) BOOST_TEST(celRuleImplemented(r), "no C++ predicate for CEL rule: " << r);
     BOOST_TEST(!celRuleImplemented("self.size() > 1000"));
 }
