@@ -6,6 +6,7 @@
 #include "core/plugin/registry.hpp"
 
 #include "core/plugin/call.hpp"
+#include "core/plugin/claims.hpp"
 #include "core/plugin/crash_context.hpp"
 #include "core/plugin/isolation_client.hpp"
 #include "core/plugin/registry_internal.hpp"
@@ -53,12 +54,16 @@ std::optional<Refusal> admissionProblem(const PluginRegistry& reg, const std::st
     return std::nullopt;
 }
 
-// Claims (rule 12): one owner per claim; the TrainJob status is an implicit claim.
+// Claims (rule 12): one owner per claim (claims.hpp: a name pattern conflicts with every claim
+// it shares a name with); the TrainJob status is an implicit claim.
 std::optional<Refusal> conflictProblem(const PluginRegistry& reg, const LoadedPlugin& p) {
     for (auto const& c : p.claims)
-        if (auto* owner = reg.claimOwner(c))
-            return Refusal{"its claim \"" + c + "\" is already held by plugin " + owner->name + " (" + owner->path + ")",
-                           "conflicting_claim"};
+        for (auto const& owner : reg.plugins())
+            for (auto const& held : owner->claims)
+                if (claimsConflict(c, held))
+                    return Refusal{"its claim \"" + c + "\" " + (c == held ? "is already held" : "overlaps \"" + held + "\", held") +
+                                       " by plugin " + owner->name + " (" + owner->path + ")",
+                                   "conflicting_claim"};
     if (!p.implements(Hook::TrainJobStatus)) return std::nullopt;
     for (auto const& o : reg.plugins())
         if (o->implements(Hook::TrainJobStatus))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the project to a temporary prefix, then builds, tests and loads the out-of-tree
-# paddle plugin using nothing but that prefix (find_package(TrainerSDK)).
+# paddle plugin using nothing but that prefix (find_package(TrainerSDK)); then, in the same
+# prefix, the README's "Write your first plugin" blocks verbatim (readme_hello.sh).
 set -euo pipefail
 build=$1 src=$2 type=${3:-RelWithDebInfo} sanitize=${4:-OFF}
 tmp=$(mktemp -d)
@@ -43,4 +44,15 @@ assert env["PADDLE_MASTER"]["value"] == "paddle-example-node-0-0.paddle-example:
 assert env["PADDLE_NNODES"]["value"] == "2", env
 print("rendered paddle env:", sorted(env))
 '
+# The host refuses a TrainJob setting a claimed env var, worded by paddle's envRefusal: claim.
+bad=$tmp/paddle-reserved.yaml
+sed 's/    numNodes: 2/    numNodes: 2\n    env: [{name: PADDLE_MASTER, value: x}]/' "$src/sdk/examples/paddle/paddle.yaml" >"$bad"
+grep -q 'name: PADDLE_MASTER' "$bad"
+if err=$("$prefix/bin/trainer-operator" validate -f "$bad" 2>&1); then
+  echo "a TrainJob setting PADDLE_MASTER was admitted" >&2; exit 1
+fi
+echo "$err" | grep -qF 'spec.trainer.env[0]: PADDLE_MASTER is reserved for the PaddlePaddle runtime' ||
+  { echo "unexpected refusal: $err" >&2; exit 1; }
+
+bash "$src/test/e2e/readme_hello.sh" "$prefix" "$src/README.md" "$tmp/hello" "$flags"
 echo "installed SDK example: ok"

@@ -440,21 +440,33 @@ struct TrainJobStatus {
 
 // One watched kind (WatchExtension is data; see trn_watch).
 struct Watch {
-    const char* apiVersion;
-    const char* kind;
+    const char* apiVersion = nullptr;
+    const char* kind = nullptr;
     int32_t mode = TRN_WATCH_OWNED;
     const char* matchField = nullptr;
 };
 
-// What a plugin says about itself. Returned by the class's static `meta()`.
+// What a plugin says about itself, returned by the class's static `meta()`. Build it with
+// designated initializers, naming the members you set; the others keep the defaults below
+// (every member has one, so `-Wextra` has nothing to say about those you leave out):
+//
+//     static PluginMeta meta() {
+//         return {.name = "hello", .version = "0.1.0", .description = "says hello to every node",
+//                 .claims = {"mlPolicy.hello", "env:HELLO_*"}};
+//     }
+//
+// The strings must outlive the plugin (string literals). Members keep this order and new ones
+// are only ever added at the end, so the older positional form
+// (`PluginMeta{"hello", "0.1.0", "...", 0, true, {...}, {}}`) and member-by-member assignment
+// keep compiling and describe the same plugin.
 struct PluginMeta {
-    const char* name;
-    const char* version;
-    const char* description;
-    int32_t priority = 0;
-    bool threadSafe = true;
-    std::vector<const char*> claims;
-    std::vector<Watch> watches;
+    const char* name = nullptr;         // unique among loaded plugins; [a-z0-9-] by convention
+    const char* version = nullptr;      // the plugin's own version, shown by `trainer-operator plugins`
+    const char* description = nullptr;  // one line
+    int32_t priority = 0;               // run order within a phase: lower first, then by name (rule 11)
+    bool threadSafe = true;             // false: the host serialises this plugin's hooks (rule 9)
+    std::vector<const char*> claims = {};  // rule 12 and sdk/docs/abi.md "Claims"
+    std::vector<Watch> watches = {};       // WatchExtension (rule 13)
 };
 
 // Base of every plugin class. Constructor signature: Class(const json::object& config, Context&);
