@@ -155,9 +155,10 @@ constexpr MemberRule kRules[] = {
 };
 static_assert(std::size(kRules) == std::size(kCaseMembers));
 
-// What the members say together.
+// What the members say together, once each member is valid on its own.
 void checkCombination(const json::object& doc, const GoldenCase& c, Diagnostics& d) {
     if (!doc.contains("trainJob")) d.add("trainJob", "required: the TrainJob of the case");
+    if (!d.ok()) return;
     const bool objects = c.expectedObjects && !c.expectedObjects->empty();
     if (objects && c.stage == Stage::Admission)
         d.add("expectedObjects", "must be empty or left out in an admission case (admission builds nothing)");

@@ -21,7 +21,8 @@ json::object caseWith(const char* extra) {
     json::object c{{"trainJob", json::parse(kTrainJob)},
                    {"runtimes", json::array{json::parse(kRuntime)}},
                    {"expectedObjects", json::array{}}};
-    for (auto const& [k, v] : json::parse(extra).as_object()) {
+    const json::value members = json::parse(extra);
+    for (auto const& [k, v] : members.as_object()) {
         if (v.is_null()) c.erase(k);
         else c[k] = v;
     }
