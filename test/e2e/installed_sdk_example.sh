@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the project to a temporary prefix, then builds, tests and loads the out-of-tree
-# paddle plugin using nothing but that prefix (find_package(TrainerSDK)); then, in the same
-# prefix, the README's "Write your first plugin" blocks verbatim (readme_hello.sh).
+# paddle plugin using nothing but that prefix (find_package(TrainerSDK)) and runs golden cases on
+# it with the installed `trainer-operator test-plugins`; then, in the same prefix, the README's
+# "Write your first plugin" blocks verbatim (readme_hello.sh).
 set -euo pipefail
 build=$1 src=$2 type=${3:-RelWithDebInfo} sanitize=${4:-OFF}
 tmp=$(mktemp -d)
@@ -19,6 +20,13 @@ cmake -S "$src/sdk/examples/paddle" -B "$tmp/paddle" -DCMAKE_PREFIX_PATH="$prefi
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_MODULE_LINKER_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$tmp/paddle" -j2 >/dev/null
 ctest --test-dir "$tmp/paddle" --output-on-failure
+
+# Golden cases as a plugin author runs them: the installed binary, its shipped plugins, and the
+# plugin under test from its own build directory (sdk/docs/golden-tests.md).
+"$prefix/bin/trainer-operator" test-plugins --plugin-dir "$tmp/paddle/plugins" "$src/test/e2e/fixtures/golden_paddle" \
+  | tee "$tmp/golden.out"
+test "$(tail -n 1 "$tmp/golden.out")" = "2 passed, 0 failed"
+
 cp "$tmp/paddle/plugins/paddle.so" "$prefix/lib/trainer-operator/plugins/"
 
 # The installed binary finds its plugin dir relative to itself.

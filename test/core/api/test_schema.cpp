@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(reference_runtimes_and_examples_validate_cleanly_after_defa
 }
 
 BOOST_AUTO_TEST_CASE(conformance_cases_pass_schema_or_fail_with_the_expected_message) {
-    auto dir = std::string(TRAINER_SHARED_DIR) + "/conformance/cases";
+    auto dir = std::string(TRAINER_GOLDEN_DIR) + "/upstream";
     int admissionCases = 0;
     for (auto const& entry : std::filesystem::directory_iterator(dir)) {
         if (entry.path().extension() != ".json") continue;

@@ -14,7 +14,7 @@ using namespace mpitest;
 
 namespace {
 
-const std::string kCase08 = std::string(TRAINER_SHARED_DIR) + "/conformance/cases/08-mpi-openmpi-launcher-not-node.json";
+const std::string kCase08 = std::string(TRAINER_GOLDEN_DIR) + "/upstream/08-mpi-openmpi-launcher-not-node.json";
 
 struct Run {
     std::vector<json::value> emitted;
