@@ -146,6 +146,20 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(the_documented_example_passes_as_written) {
+    // sdk/docs/golden-tests.md shows a case in full: it is run here as the doc prints it.
+    const std::string doc = slurp(std::string(TRAINER_SOURCE_DIR) + "/sdk/docs/golden-tests.md");
+    const auto section = doc.find("## An example");
+    const auto start = doc.find("```yaml\n", section);
+    BOOST_TEST_REQUIRE((section != std::string::npos && start != std::string::npos));
+    const auto end = doc.find("```", start + 8);
+    TempDir t;
+    const std::string file = t.write("documented.yaml", doc.substr(start + 8, end - start - 8)).string();
+    Result r = testPlugins("--plugin-dir " + kGreet + " " + file);
+    BOOST_TEST(r.exit == 0, r.out << r.err);
+    BOOST_TEST(lastLine(r.out) == "1 passed, 0 failed", r.out);
+}
+
 BOOST_AUTO_TEST_CASE(help_documents_the_exit_status) {
     Result r = sh(kBin + " test-plugins --help");
     BOOST_TEST(r.exit == 0);
