@@ -719,7 +719,7 @@ BOOST_AUTO_TEST_CASE(two_controllers_one_leader_and_a_takeover) {
         return json::parse(r.out).at("spec").as_object();
     };
     BOOST_TEST(!leader->leaderIdentity().empty());
-    BOOST_TEST(lease().at("holderIdentity") == leader->leaderIdentity());
+    BOOST_TEST(json::value_to<std::string>(lease().at("holderIdentity")) == leader->leaderIdentity());
 
     applyTrainJob(api, "before-kill");
     BOOST_REQUIRE_MESSAGE(eventually([&] { return hasJobSet(api, "before-kill"); }), tail(leader->log()));
@@ -730,7 +730,7 @@ BOOST_AUTO_TEST_CASE(two_controllers_one_leader_and_a_takeover) {
     leader->pause();
     standby->pause();
     auto last = lease();
-    BOOST_REQUIRE(last.at("holderIdentity") == leader->leaderIdentity());
+    BOOST_REQUIRE(json::value_to<std::string>(last.at("holderIdentity")) == leader->leaderIdentity());
     const auto expiry = microTime(last.at("renewTime")) +
                         std::chrono::seconds(last.at("leaseDurationSeconds").to_number<int64_t>());
     BOOST_TEST(leader->signal(SIGKILL) == 128 + SIGKILL);
@@ -738,7 +738,7 @@ BOOST_AUTO_TEST_CASE(two_controllers_one_leader_and_a_takeover) {
     applyTrainJob(api, "after-kill");
     BOOST_REQUIRE_MESSAGE(eventually([&] { return standby->logs(acquired); }), tail(standby->log()));
     auto taken = lease();
-    BOOST_TEST(taken.at("holderIdentity") == standby->leaderIdentity());
+    BOOST_TEST(json::value_to<std::string>(taken.at("holderIdentity")) == standby->leaderIdentity());
     BOOST_TEST((microTime(taken.at("acquireTime")) >= expiry), "acquired at " << taken.at("acquireTime")
                                                                             << ", before the lease expired: " << last);
     BOOST_TEST(taken.at("leaseTransitions") == 1);
