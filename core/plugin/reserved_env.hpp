@@ -1,7 +1,7 @@
 // The host's refusal of a TrainJob that sets an env var an active plugin claims (`env:NAME`,
 // `env:PREFIX*`; claims.hpp), done at admission for every plugin alike, so no plugin carries
-// its own copy of the check (sdk/docs/info.md "What the host refuses"). As upstream's torch,
-// MPI and XGBoost plugins validate them (pkg/runtime/framework/plugins/{torch,mpi,xgboost}),
+// its own copy of the check (sdk/docs/info.md "What the host refuses"). As upstream's ML policy
+// plugins validate them (https://github.com/kubeflow/trainer, pkg/runtime/framework/plugins),
 // only `spec.trainer.env` is checked, worded one of two ways:
 //   - by default one error for the plugin at `spec.trainer.env`, the names sorted and each once:
 //     `must not have reserved envs, invalid envs configured: [A B]` (Invalid);
