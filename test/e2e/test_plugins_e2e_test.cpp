@@ -102,7 +102,7 @@ BOOST_AUTO_TEST_CASE(a_malformed_case_is_an_error_naming_the_field) {
     Result r = testPlugins("--plugin-dir " + kGreet + " " + file + " " + typo);
     BOOST_TEST(r.exit == 1, r.out << r.err);
     BOOST_TEST(lastLine(r.out) == "0 passed, 2 failed", r.out);
-    BOOST_TEST(r.out.find("FAIL " + file + ": not a valid golden case\n    error: expectedErrors[0].field: must be a string") !=
+    BOOST_TEST(r.out.find("FAIL " + file + ": not a valid golden case\n    error: expectedErrors[1].field: must be a string") !=
                    std::string::npos,
                r.out);
     BOOST_TEST(r.out.find("FAIL " + typo + ": not a valid golden case\n    error: expectedObject: unknown member") !=
