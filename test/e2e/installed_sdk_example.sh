@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the project to a temporary prefix, then builds, tests and loads the out-of-tree
-# paddle plugin using nothing but that prefix (find_package(TrainerSDK)).
+# paddle plugin using nothing but that prefix (find_package(TrainerSDK)); its unit tests link
+# TrainerSDK::testing, the operator's real host, from that prefix.
 set -euo pipefail
 build=$1 src=$2 type=${3:-RelWithDebInfo} sanitize=${4:-OFF}
 tmp=$(mktemp -d)
@@ -10,6 +11,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/trainer-operator"
 test -f "$prefix/include/trainer/abi.h"
 test -f "$prefix/lib/cmake/TrainerSDK/TrainerSDKConfig.cmake"
+test -f "$prefix/include/trainer/testing/real_host.hpp"
+ls "$prefix"/lib/libtrainer-sdk-testing.so.* >/dev/null
 ls "$prefix/lib/trainer-operator/plugins/"*.so >/dev/null
 
 flags=""
@@ -18,6 +21,12 @@ cmake -S "$src/sdk/examples/paddle" -B "$tmp/paddle" -DCMAKE_PREFIX_PATH="$prefi
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_MODULE_LINKER_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$tmp/paddle" -j2 >/dev/null
 ctest --test-dir "$tmp/paddle" --output-on-failure
+# paddle's unit tests ran on the real host: TrainerSDK::testing from the installed prefix.
+dynamic=$(readelf -d "$tmp/paddle/paddle_test")
+grep -q 'NEEDED.*libtrainer-sdk-testing\.so' <<<"$dynamic"
+grep -E 'R(UN)?PATH' <<<"$dynamic" | grep -qF "$prefix/lib"
+cases=$("$tmp/paddle/paddle_test" --list_content 2>&1)
+grep -q resulting_info_on_the_real_host <<<"$cases"
 cp "$tmp/paddle/plugins/paddle.so" "$prefix/lib/trainer-operator/plugins/"
 
 # The installed binary finds its plugin dir relative to itself.
