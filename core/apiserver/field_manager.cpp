@@ -945,8 +945,8 @@ Comparison compareObjects(const json::value& l, const json::value& r, const Shap
 // typed/remove.go (RemoveItems) and Set.EnsureNamedFieldsAreMembers
 // ---------------------------------------------------------------------------------------------
 
-// Returns nullopt where upstream yields null (a container left empty); callers drop such members,
-// which is what a client sees once the object is stored.
+// Returns nullopt where upstream yields null (a container left empty); a map member so emptied is
+// kept as null, as upstream keeps it, and the stored form drops null members (dropNullMembers).
 std::optional<json::value> removeItems(const json::value& v, const FieldSet& toRemove, Names& names,
                                        const Shapes& sh) {
     if (v.is_object()) {
@@ -964,7 +964,7 @@ std::optional<json::value> removeItems(const json::value& v, const FieldSet& toR
             names.emplace_back(kv.key());
             auto r = removeItems(kv.value(), *sub, names, sh);
             names.pop_back();
-            if (r) out[kv.key()] = std::move(*r);
+            out[kv.key()] = r ? std::move(*r) : json::value(nullptr);  // emptied: kept as null, as upstream
         }
         return out.empty() ? std::nullopt : std::optional<json::value>(std::move(out));
     }
@@ -1505,6 +1505,30 @@ Managers decodeLiveOrNew(const json::object* before, const json::object& after, 
 
 }  // namespace
 
+namespace {
+
+// The stored form of an apply's result: members whose value is null are dropped, as the API server's
+// typed conversion (built-in kinds) and its pruning of nulls in non-nullable fields (custom resources)
+// drop them. Applying this after upstream's merge and removal keeps apply idempotent for a config with
+// explicit nulls (test/fuzz/README.md finding 8): `{spec: null}` over owned children and over nothing
+// both store `{}`.
+void dropNullMembers(json::value& v) {
+    if (auto* o = v.if_object()) {
+        for (auto it = o->begin(); it != o->end();) {
+            if (it->value().is_null()) {
+                it = o->erase(it);
+            } else {
+                dropNullMembers(it->value());
+                ++it;
+            }
+        }
+    } else if (auto* a = v.if_array()) {
+        for (auto& e : *a) dropNullMembers(e);
+    }
+}
+
+}  // namespace
+
 SsaResult serverSideApply(const json::object* live, const json::object& config, std::string_view manager,
                           bool force, std::string_view time, const ListShapeFn& shapes, bool statusSubresource,
                           std::string_view subresource) {
@@ -1535,6 +1559,7 @@ SsaResult serverSideApply(const json::object* live, const json::object& config, 
     stripMeta(run.managers, id);
     if (auto it = run.managers.find(id); it != run.managers.end() && run.changed) it->second.time = std::string(time);
     SsaResult result;
+    dropNullMembers(run.object);
     result.object = run.object.is_object() ? std::move(run.object.get_object()) : json::object();
     encodeManaged(result.object, run.managers);
     if (applier.manager == "kubectl") syncLastApplied(result.object, config);

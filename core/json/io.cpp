@@ -231,22 +231,30 @@ std::string fieldPath(const std::vector<std::string>& segments) {
     return out;
 }
 
-// basic_parser handler that builds nothing: refuses duplicate keys, naming the field path.
-struct DuplicateKeyCheck {
+// basic_parser handler building the value in one pass (json::value_stack) as Go's encoding/json
+// reads it: duplicate keys refused with their field path, a number beyond float64 refused, and
+// every double read correctly rounded from its text with std::from_chars (Boost.JSON 1.81's own
+// conversion can be 1 ulp off, test/fuzz/README.md finding 7).
+struct ValueBuilder {
     static constexpr std::size_t max_array_size = -1, max_object_size = -1, max_string_size = -1, max_key_size = -1;
     struct Level {
         bool object = false;
         std::size_t index = 0;
         std::unordered_set<std::string> keys;
     };
+    json::value_stack stack;
     std::vector<Level> levels;
     std::vector<std::string> path;  // one segment per open level that has a parent
-    std::string key, message;
+    std::string key, number, message;
 
     bool fail(boost::system::error_code& ec, std::string why) {
         message = std::move(why);
         ec = make_error_code(boost::system::errc::invalid_argument);
         return false;
+    }
+    std::string where() const {
+        std::string w = fieldPath(path);
+        return w.empty() ? w : w + ": ";
     }
     // Called before any value: in an array it takes the next index as its path segment.
     void value() {
@@ -263,38 +271,63 @@ struct DuplicateKeyCheck {
         path.pop_back();
         return true;
     }
-    bool on_document_begin(boost::system::error_code&) { return true; }
+    bool on_document_begin(boost::system::error_code&) { return stack.reset(), true; }
     bool on_document_end(boost::system::error_code&) { return true; }
     bool on_array_begin(boost::system::error_code&) { return begin(false); }
-    bool on_array_end(std::size_t, boost::system::error_code&) { return end(); }
+    bool on_array_end(std::size_t n, boost::system::error_code&) { return stack.push_array(n), end(); }
     bool on_object_begin(boost::system::error_code&) { return begin(true); }
-    bool on_object_end(std::size_t, boost::system::error_code&) { return end(); }
-    bool on_string_part(json::string_view, std::size_t, boost::system::error_code&) { return true; }
-    bool on_string(json::string_view, std::size_t, boost::system::error_code&) { return value(), true; }
-    bool on_key_part(json::string_view s, std::size_t, boost::system::error_code&) { return key.append(s), true; }
+    bool on_object_end(std::size_t n, boost::system::error_code&) { return stack.push_object(n), end(); }
+    bool on_string_part(json::string_view s, std::size_t, boost::system::error_code&) { return stack.push_chars(s), true; }
+    bool on_string(json::string_view s, std::size_t, boost::system::error_code&) {
+        value();
+        return stack.push_string(s), true;
+    }
+    bool on_key_part(json::string_view s, std::size_t, boost::system::error_code&) {
+        stack.push_chars(s);
+        return key.append(s), true;
+    }
     bool on_key(json::string_view s, std::size_t, boost::system::error_code& ec) {
+        stack.push_key(s);
         key.append(s);
         path.pop_back();
-        std::string where = fieldPath(path);
+        std::string at = where();
         path.push_back(key);
-        if (!levels.back().keys.insert(key).second)
-            return fail(ec, (where.empty() ? "" : where + ": ") + "duplicate key \"" + quoteForError(key) + "\"");
+        if (!levels.back().keys.insert(key).second) return fail(ec, at + "duplicate key \"" + quoteForError(key) + "\"");
         key.clear();
         return true;
     }
-    bool on_number_part(json::string_view, boost::system::error_code&) { return true; }
-    bool on_int64(std::int64_t, json::string_view, boost::system::error_code&) { return value(), true; }
-    bool on_uint64(std::uint64_t, json::string_view, boost::system::error_code&) { return value(), true; }
-    // Go's encoding/json refuses a number beyond float64 ("cannot unmarshal number 1e400"); Boost.JSON
-    // reads it as infinity, which no JSON text can carry back out.
-    bool on_double(double d, json::string_view text, boost::system::error_code& ec) {
+    bool on_number_part(json::string_view s, boost::system::error_code&) { return number.append(s), true; }
+    bool on_int64(std::int64_t i, json::string_view, boost::system::error_code&) {
         value();
-        if (std::isfinite(d)) return true;
-        std::string where = fieldPath(path);
-        return fail(ec, (where.empty() ? "" : where + ": ") + "number " + quoteForError(text) + " is out of range");
+        number.clear();
+        return stack.push_int64(i), true;
     }
-    bool on_bool(bool, boost::system::error_code&) { return value(), true; }
-    bool on_null(boost::system::error_code&) { return value(), true; }
+    bool on_uint64(std::uint64_t u, json::string_view, boost::system::error_code&) {
+        value();
+        number.clear();
+        return stack.push_uint64(u), true;
+    }
+    // Go's encoding/json refuses a number beyond float64 ("cannot unmarshal number 1e400").
+    bool on_double(double approx, json::string_view s, boost::system::error_code& ec) {
+        value();
+        number.append(s);
+        if (!std::isfinite(approx)) return fail(ec, where() + "number " + quoteForError(number) + " is out of range");
+        double d = approx;  // kept for an underflow, which from_chars leaves to us: 0 or a subnormal, as in Go
+        auto [ptr, err] = std::from_chars(number.data(), number.data() + number.size(), d);
+        if ((err != std::errc() && err != std::errc::result_out_of_range) || ptr != number.data() + number.size() ||
+            !std::isfinite(d))
+            return fail(ec, where() + "number " + quoteForError(number) + " is out of range");
+        number.clear();
+        return stack.push_double(d), true;
+    }
+    bool on_bool(bool b, boost::system::error_code&) {
+        value();
+        return stack.push_bool(b), true;
+    }
+    bool on_null(boost::system::error_code&) {
+        value();
+        return stack.push_null(), true;
+    }
     bool on_comment_part(json::string_view, boost::system::error_code&) { return true; }
     bool on_comment(json::string_view, boost::system::error_code&) { return true; }
 };
@@ -649,13 +682,14 @@ bool parseJson(std::string_view text, json::value& out, std::string& error, bool
     json::parse_options opts;
     opts.max_depth = kMaxNestingDepth;
     boost::system::error_code ec;
-    json::basic_parser<DuplicateKeyCheck> check(opts);
-    check.write_some(false, text.data(), text.size(), ec);
-    if (limitHit) *limitHit = ec && (ec == json::error::too_deep || !check.handler().message.empty());
+    json::basic_parser<ValueBuilder> parser(opts);
+    std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
+    if (!ec && text.find_first_not_of(" \t\r\n", used) != std::string_view::npos) ec = json::error::extra_data;
+    const std::string& why = parser.handler().message;
+    if (limitHit) *limitHit = ec && (ec == json::error::too_deep || !why.empty());
     if (ec == json::error::too_deep) return error = depthMessage(), false;
-    if (ec) return error = check.handler().message.empty() ? ec.message() : check.handler().message, false;
-    out = json::parse(json::string_view(text.data(), text.size()), ec, {}, opts);
-    if (ec) return error = ec.message(), false;
+    if (ec) return error = why.empty() ? ec.message() : why, false;
+    out = parser.handler().stack.release();
     return true;
 }
 
