@@ -31,7 +31,7 @@ struct FaultDir {
 
 PluginOptions processOptions() {
     PluginOptions o;
-    o.isolation.limits.callTimeout = 2s;
+    o.isolation.limits.callTimeout = 60s;  // generous: a loaded CI machine under ASan is slow; the hang test sets its own
     o.isolation.limits.memoryBytes = 512ull << 20;
     o.isolation.limits.outputBytes = 8ull << 20;
     o.isolation.breaker.initialBackoff = 0ms;  // the next call restarts at once
@@ -129,6 +129,7 @@ BOOST_AUTO_TEST_CASE(hang_hits_the_deadline) {
 BOOST_AUTO_TEST_CASE(huge_output_hits_the_output_limit) {
     auto o = processOptions();
     o.isolation.limits.memoryBytes = 4ull << 30;  // room for the 100 MB document's copies (and ASan's shadow)
+    o.isolation.limits.callTimeout = 120s;        // building 100 MB under ASan on a loaded machine took over 2 s in CI
     expectBuildFault("huge", "over its output limit of 8388608", o);
 }
 BOOST_AUTO_TEST_CASE(memory_exhaustion_hits_the_memory_limit) {
