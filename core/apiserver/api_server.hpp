@@ -26,6 +26,8 @@ struct ApiServerOptions {
     std::chrono::milliseconds bookmarkInterval{1000};
     std::chrono::seconds minRequestTimeout{1800};  // a watch without timeoutSeconds ends in [1x, 2x)
     std::function<std::chrono::system_clock::time_point()> clock;  // for tables; system clock when empty
+    // Watch bookmarks and timeoutSeconds (the time seam tests move by hand); steady_clock when empty.
+    std::function<std::chrono::steady_clock::time_point()> steadyClock;
     // The local executor's state directory (core/executor/pod_logs.hpp, `<store>.local`) where
     // pods/log reads container logs; empty: pods/log answers 400 (no executor).
     std::string podLogDir;

@@ -168,7 +168,8 @@ server::Response handleWatch(HandlerContext& ctx) {
         static thread_local std::mt19937 rng{std::random_device{}()};
         timeout += std::chrono::seconds(std::uniform_int_distribution<int64_t>(0, timeout.count())(rng));
     }
-    o.deadline = std::chrono::steady_clock::now() + timeout;
+    o.now = ctx.options.steadyClock;
+    o.deadline = (o.now ? o.now() : std::chrono::steady_clock::now()) + timeout;
     if (wantsTable(ctx)) {
         o.render = [resource = ctx.resource, include = queryValue(ctx, "includeObject"),
                     clock = ctx.options.clock](const json::object& obj, bool first) -> json::value {

@@ -15,7 +15,7 @@ class WatchStream : public server::ResponseStream {
 public:
     WatchStream(const Store& store, ApiResource resource, WatchOptions options)
         : store_(store), resource_(std::move(resource)), options_(std::move(options)),
-          lastBookmark_(std::chrono::steady_clock::now()) {
+          lastBookmark_(now()) {
         filtered_ = options_.labels || options_.fields;
         if (options_.resourceVersion) {
             revision_ = *options_.resourceVersion;
@@ -82,19 +82,22 @@ public:
             if (options_.ns && c.key.ns != *options_.ns) continue;
             if (auto type = eventType(c); !type.empty()) out.data += event(type, c.object);
         }
-        auto now = std::chrono::steady_clock::now();
-        if (!out.data.empty()) lastBookmark_ = now;
-        if (options_.bookmarks && out.data.empty() && now - lastBookmark_ >= options_.bookmarkInterval) {
-            lastBookmark_ = now;
+        auto at = now();
+        if (!out.data.empty()) lastBookmark_ = at;
+        if (options_.bookmarks && out.data.empty() && at - lastBookmark_ >= options_.bookmarkInterval) {
+            lastBookmark_ = at;
             out.data += line("BOOKMARK", json::object{{"kind", resource_.kind},
                                                       {"apiVersion", resource_.apiVersion()},
                                                       {"metadata", json::object{{"resourceVersion", std::to_string(revision_)}}}});
         }
-        if (now >= options_.deadline) out.done = done_ = true;
+        if (at >= options_.deadline) out.done = done_ = true;
         return out;
     }
 
 private:
+    std::chrono::steady_clock::time_point now() const {
+        return options_.now ? options_.now() : std::chrono::steady_clock::now();
+    }
     // The event a change is for this watch, or "" for none: with selectors, an object entering
     // them is ADDED and one leaving them DELETED, as the API server's watch cache reports it.
     std::string eventType(const Change& c) {

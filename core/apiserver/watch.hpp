@@ -22,6 +22,8 @@ struct WatchOptions {
     bool bookmarks = false;
     std::chrono::milliseconds bookmarkInterval{1000};
     std::chrono::steady_clock::time_point deadline;
+    // The time of bookmarks and the deadline (the time seam tests move by hand); steady_clock when empty.
+    std::function<std::chrono::steady_clock::time_point()> now;
     // Turns an event's object into what the client asked for (a Table row), or identity.
     std::function<json::value(const json::object&, bool first)> render;
 };

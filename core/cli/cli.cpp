@@ -9,6 +9,7 @@
 #include <boost/version.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <iomanip>
 #include <sstream>
@@ -116,6 +117,21 @@ const std::vector<Command>& commands() {
           {"namespace", 'n', true, false, "the Service namespace", "kubeflow-system"},
           {"out-dir", 0, true, false, "where to write the files", ""}},
          0, 0, &cmdCerts},
+        {"test-plugins", "test-plugins [--plugin-dir DIR ...] [--config FILE] [--feature-gates GATES] [-v] CASES...",
+         "Run golden cases on the real host with the plugins under test beside the shipped ones",
+         {{"plugin-dir", 0, true, true,
+           "a directory of plugins under test, loaded after the shipped plugins (repeatable)", ""},
+          configFlag(), featureGatesFlag(),
+          {"verbose", 'v', false, false, "print every difference of a failed case (default: the first 20)", ""}},
+         1, SIZE_MAX, &cmdTestPlugins, 2,
+         "CASES are case files (YAML or JSON, one case each) or directories of them (*.yaml, *.yml, *.json).\n"
+         "Each case runs admission (stage: admission) or admission and one reconcile's build (stage: build)\n"
+         "and is compared with its expectations; the format is sdk/docs/golden-tests.md (installed in\n"
+         "<prefix>/share/trainer-operator/sdk/docs/). The shipped plugins load first, then each --plugin-dir's;\n"
+         "a plugin that is rejected (a name or claim already taken ...) stops the run.\n"
+         "Prints PASS <file>, or FAIL <file>: <name> with one line per difference, and 'N passed, M failed' last.\n"
+         "Exit status: 0 every case passed, 1 a case failed or is not a valid case, 2 the run could not start\n"
+         "(flags, --config, a CASES path, a plugin that did not load)."},
         {"plugin-host", "plugin-host --socket-fd N --file-fd N --path PATH [--memory-limit BYTES] [--parent-pid PID]",
          "Run one process-isolated plugin for the operator (started by the operator only, README \"Plugin isolation\")",
          {{"socket-fd", 0, true, false, "the socket to the operator", "3"},
@@ -158,11 +174,12 @@ std::string installedPluginDir() {
     return (exe.parent_path().parent_path() / "lib" / "trainer-operator" / "plugins").lexically_normal().string();
 }
 
-std::string pluginDir(const Args& args) {
-    if (args.has("plugin-dir")) return args.get("plugin-dir");
+std::string defaultPluginDir() {
     if (const char* env = std::getenv("TRAINER_PLUGIN_DIR"); env && *env) return env;
     return installedPluginDir();
 }
+
+std::string pluginDir(const Args& args) { return args.has("plugin-dir") ? args.get("plugin-dir") : defaultPluginDir(); }
 
 PluginOptions withShippedHashes(PluginOptions options) {
     for (auto const& h : readShippedManifest(installedPluginDir())) options.shippedHashes.insert(h);
@@ -183,7 +200,9 @@ std::string compilerName() {
 }
 
 void printCommandHelp(const Command& c, std::ostream& os) {
-    os << c.summary << ".\n\nUsage:\n  trainer-operator " << c.usage << "\n\nFlags:\n";
+    os << c.summary << ".\n\nUsage:\n  trainer-operator " << c.usage << "\n\n";
+    if (!c.details.empty()) os << c.details << "\n\n";
+    os << "Flags:\n";
     for (auto const& f : c.flags) {
         std::string lhs = (f.shortName ? std::string("-") + f.shortName + ", " : std::string("    ")) + "--" + f.name;
         if (f.takesValue) lhs += " VALUE";
@@ -211,7 +230,7 @@ void printVersion(std::ostream& os) {
 void printUsage(std::ostream& os) {
     os << "trainer-operator: a Kubeflow Trainer v2 compatible operator whose pipeline is made of plugins.\n\n"
           "Usage:\n  trainer-operator COMMAND [flags]\n\nCommands:\n";
-    for (auto const& c : commands()) os << "  " << std::left << std::setw(10) << c.name << c.summary << "\n";
+    for (auto const& c : commands()) os << "  " << std::left << std::setw(14) << c.name << c.summary << "\n";
     os << "\nGlobal flags:\n  -h, --help     help for trainer-operator or a command\n"
           "      --version  print the version, the plugin ABI range and the SDK version\n"
           "\nRun 'trainer-operator COMMAND --help' for a command's flags.\n";
@@ -307,7 +326,7 @@ int run(int argc, char** argv, Io io) {
     }
     if (!err.empty()) {
         io.err << "error: " << err << "\n";
-        return 1;
+        return cmd->usageExitCode;
     }
     for (auto const& f : cmd->flags)
         if (!f.defaultValue.empty() && !args.has(f.name)) args.values[f.name].push_back(f.defaultValue);

@@ -50,6 +50,8 @@ struct Command {
     size_t minPositional = 0;
     size_t maxPositional = 0;
     std::function<int(const Args&, Io&)> run;
+    int usageExitCode = 1;  // exit code of a flag or argument error (test-plugins: 2, 1 is "a case failed")
+    std::string details{};  // more paragraphs for --help (exit codes, formats), or empty
 };
 
 // The command table (cli.cpp).
@@ -61,8 +63,10 @@ int run(int argc, char** argv, Io io);
 // Closest candidate by edit distance, or "" when nothing is close.
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
 
-// The plugin directory: --plugin-dir, else $TRAINER_PLUGIN_DIR, else <binary>/../lib/trainer-operator/plugins.
+// The plugin directory: --plugin-dir, else defaultPluginDir().
 std::string pluginDir(const Args& args);
+// $TRAINER_PLUGIN_DIR, else installedPluginDir().
+std::string defaultPluginDir();
 // <binary>/../lib/trainer-operator/plugins: where the operator's own plugins are installed.
 std::string installedPluginDir();
 // `options` plus the hashes of the installed plugin directory's shipped manifest, so copies of
@@ -86,5 +90,7 @@ int cmdApiserver(const Args& args, Io& io);
 // CA + webhook serving certificate (certs_command.cpp).
 int cmdCerts(const Args& args, Io& io);
 int cmdPluginHost(const Args& args, Io& io);
+// Golden cases on the real host (test_plugins_command.cpp).
+int cmdTestPlugins(const Args& args, Io& io);
 
 }  // namespace trainer::core::cli

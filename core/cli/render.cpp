@@ -5,7 +5,6 @@
 #include "core/cli/command_config.hpp"
 #include "core/cli/session.hpp"
 #include "core/json/io.hpp"
-#include "core/plugin/pipeline.hpp"
 #include "core/runtime/info_builder.hpp"
 
 #include <algorithm>
@@ -86,18 +85,11 @@ int cmdRender(const Args& args, Io& io) {
         io.out << toJson(infos, true) << "\n";
         return 0;
     }
-    std::vector<json::object> out;
-    for (auto const& tj : s.trainJobs()) {
-        auto b = buildTrainJob(s.framework(), tj.object, s.cluster());
-        for (auto& e : b.diagnostics.errors)
-            if (e.origin.empty()) e.origin = tj.origin;
-        d.append(b.diagnostics);
-        if (b.snapshot) out.push_back(std::move(*b.snapshot));
-        for (auto& o : b.objects) out.push_back(std::move(o));
-    }
+    auto built = s.buildTrainJobs();
+    d.append(built.diagnostics);
     printDiagnostics(d, io.err);
     if (!d.ok()) return 1;
-    io.out << formatList(std::move(out), format);
+    io.out << formatList(std::move(built.objects), format);
     return 0;
 }
 

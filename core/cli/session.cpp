@@ -57,22 +57,46 @@ void Session::configure(PluginOptions options, OperatorSettings settings) {
     settings_ = std::move(settings);
 }
 
-void Session::loadPlugins(const std::string& dir) {
-    registry_->loadDirectory(dir, withShippedHashes(pluginOptions_));
+void Session::loadPlugins(const std::vector<std::string>& dirs) {
+    if (framework_) return;
+    registry_->loadDirectories(dirs, withShippedHashes(pluginOptions_));
     framework_ = std::make_unique<Framework>(*registry_, HookObserver{}, settings_);
 }
 
+void Session::setFeatureGates(std::map<std::string, bool> gates) {
+    settings_.featureGates = std::move(gates);
+    if (framework_) framework_->setOperatorSettings(settings_);
+}
+
 Diagnostics Session::admitInputs(const std::vector<std::string>& paths, const std::string& pluginDir) {
-    Diagnostics diag;
     std::vector<InputDocument> docs;
-    diag.append(readInputs(paths, docs));
-    if (diag.ok()) diag.append(checkInputSet(docs));
+    Diagnostics diag = readInputs(paths, docs);
+    if (!diag.ok()) return diag;
+    return admitDocuments(std::move(docs), {pluginDir});
+}
+
+namespace {
+
+std::string describe(const InputDocument& d) { return d.origin + ": " + keyOf(d.object).display(); }
+
+// A runtime's policies as the policy check reads them from an Info document.
+json::object policyInfo(const json::object& rt) {
+    json::object policy;
+    if (auto* spec = rt.if_contains("spec"); spec && spec->is_object())
+        for (auto const* member : {"mlPolicy", "podGroupPolicy"})
+            if (auto* v = spec->as_object().if_contains(member)) policy[member] = *v;
+    return json::object{{"runtime", json::object{{"kind", rt.at("kind")}, {"metadata", rt.at("metadata")}}},
+                        {"runtimePolicy", std::move(policy)}};
+}
+
+}  // namespace
+
+Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::vector<std::string>& pluginDirs) {
+    cluster_ = ObjectSet{};
+    trainJobs_.clear();
+    Diagnostics diag = checkInputSet(docs);
     if (!diag.ok()) return diag;
 
-    auto describe = [](const InputDocument& d) {
-        auto k = keyOf(d.object);
-        return d.origin + ": " + k.display();
-    };
     // Defaults and schema first, for every trainer object; other objects are cluster state.
     std::vector<std::pair<json::object, std::string>> trainJobs;
     std::vector<std::pair<json::object, std::string>> runtimes;
@@ -96,17 +120,13 @@ Diagnostics Session::admitInputs(const std::vector<std::string>& paths, const st
     }
     if (!diag.ok()) return diag;
 
-    loadPlugins(pluginDir);
-    for (auto const& r : registry_->rejected()) diag.warn("", r.reason);
+    if (!framework_) {
+        loadPlugins(pluginDirs);
+        for (auto const& r : registry_->rejected()) diag.warn("", r.reason);
+    }
     // A runtime whose policies no loaded plugin claims is refused (rule 12).
     for (auto const& [rt, origin] : runtimes) {
-        json::object policy;
-        if (auto* spec = rt.if_contains("spec"); spec && spec->is_object())
-            for (auto const* member : {"mlPolicy", "podGroupPolicy"})
-                if (auto* v = spec->as_object().if_contains(member)) policy[member] = *v;
-        json::object info{{"runtime", json::object{{"kind", rt.at("kind")}, {"metadata", rt.at("metadata")}}},
-                          {"runtimePolicy", std::move(policy)}};
-        Diagnostics pd = framework_->checkPolicies(info);
+        Diagnostics pd = framework_->checkPolicies(policyInfo(rt));
         for (auto& e : pd.errors) e.origin = origin;
         diag.append(pd);
     }
@@ -118,6 +138,19 @@ Diagnostics Session::admitInputs(const std::vector<std::string>& paths, const st
         trainJobs_.push_back(AdmittedObject{tj, origin});
     }
     return diag;
+}
+
+Session::Built Session::buildTrainJobs() const {
+    Built out;
+    for (auto const& tj : trainJobs_) {
+        auto b = buildTrainJob(*framework_, tj.object, cluster_);
+        for (auto& e : b.diagnostics.errors)
+            if (e.origin.empty()) e.origin = tj.origin;
+        out.diagnostics.append(b.diagnostics);
+        if (b.snapshot) out.objects.push_back(std::move(*b.snapshot));
+        for (auto& o : b.objects) out.objects.push_back(std::move(o));
+    }
+    return out;
 }
 
 }  // namespace trainer::core::cli

@@ -1,13 +1,17 @@
 // What a CLI command works with: the loaded plugins, the framework over them, and the
-// inputs read from -f paths as cluster state (defaulted, admitted).
+// inputs (read from -f paths, or given as documents) as cluster state (defaulted, admitted).
+// One session can admit and build several input sets in turn (test-plugins: one per golden
+// case) over plugins loaded once.
 #pragma once
 
 #include "core/api/errors.hpp"
 #include "core/api/object_set.hpp"
+#include "core/json/io.hpp"
 #include "core/plugin/framework.hpp"
 #include "core/plugin/operator_settings.hpp"
 #include "core/plugin/registry.hpp"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,10 +29,27 @@ public:
     // What loading and the framework use (a Configuration's plugins section and operator data);
     // call before loadPlugins / admitInputs.
     void configure(PluginOptions options, OperatorSettings settings);
-    // Loads plugins from `dir`; rejections are logged as warnings on stderr by the caller.
-    void loadPlugins(const std::string& dir);
+    // Loads plugins from each directory in turn, once per session (later calls do nothing):
+    // a file of a later directory whose plugin name or claim is already taken is rejected, so
+    // the first directory's plugins win. Rejections are in registry().rejected().
+    void loadPlugins(const std::vector<std::string>& dirs);
+    void loadPlugins(const std::string& dir) { loadPlugins(std::vector<std::string>{dir}); }
     // Reads, defaults and admits every input; fills cluster() and trainJobs().
     Diagnostics admitInputs(const std::vector<std::string>& paths, const std::string& pluginDir);
+    // The same for documents already read; replaces the cluster and TrainJobs of an earlier
+    // call. Plugins are loaded from `pluginDirs` when the inputs pass the schema and none are
+    // loaded yet (their rejections then become warnings).
+    Diagnostics admitDocuments(std::vector<InputDocument> docs, const std::vector<std::string>& pluginDirs);
+    // One reconcile's build of every admitted TrainJob: each one's runtime snapshot (when new)
+    // and objects, errors carrying the TrainJob's origin.
+    struct Built {
+        std::vector<json::object> objects;
+        Diagnostics diagnostics;
+    };
+    Built buildTrainJobs() const;
+    // The feature gates (effective values) every hook sees from now on.
+    void setFeatureGates(std::map<std::string, bool> gates);
+    const OperatorSettings& settings() const { return settings_; }
 
     const PluginRegistry& registry() const { return *registry_; }
     const Framework& framework() const { return *framework_; }

@@ -5,6 +5,7 @@
 #include "core/kube/connection.hpp"
 #include "core/kube/rate_limiter.hpp"
 #include "core/kube/token_source.hpp"
+#include "core/kube/waits.hpp"
 
 #include <boost/asio/ssl/context.hpp>
 
@@ -13,7 +14,6 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
-#include <thread>
 
 namespace trainer::core::kube {
 
@@ -112,6 +112,7 @@ std::string HttpResult::header(std::string_view name) const {
 
 struct Client::Impl {
     RestConfig config;
+    Waits& waits;
     ServerUrl url;
     std::string initError;
     std::unique_ptr<asio::ssl::context> tls;
@@ -121,8 +122,9 @@ struct Client::Impl {
     std::vector<std::unique_ptr<Connection>> idle;
     std::function<void(std::string_view, std::string_view)> observer;
 
-    explicit Impl(RestConfig c)
-        : config(std::move(c)), limiter(config.qps, config.burst), tokens(config.token, config.tokenFile) {
+    Impl(RestConfig c, Waits& w)
+        : config(std::move(c)), waits(w), limiter(config.qps, config.burst, waits.now()),
+          tokens(config.token, config.tokenFile) {
         auto u = parseServerUrl(config.server, initError);
         if (!u) return;
         url = *u;
@@ -303,14 +305,14 @@ HttpResult sendRequest(Client::Impl& d, std::string_view method, std::string_vie
     d.observe(method, pathAndQuery);
     bool safe = idempotent(method);
     for (int attempt = 0;; ++attempt) {
-        d.limiter.wait();
+        d.limiter.wait(d.waits);
         http::request<http::string_body> req;
         std::string why;
         if (!d.buildRequest(req, method, pathAndQuery, body, options.contentType, why)) return d.failure(method, pathAndQuery, why);
         Attempt a = d.attempt(req, pathAndQuery, safe);
         bool again = a.result.status == 0 ? (safe || !a.sent) : retryableStatus(a.result.status);
         if (!again || attempt >= options.maxRetries) return a.result;
-        std::this_thread::sleep_for(backoff(attempt, a.result));
+        d.waits.sleepFor(backoff(attempt, a.result));
     }
 }
 
@@ -335,7 +337,7 @@ HttpResult streamLines(Client::Impl& d, std::string_view pathAndQuery, const std
                        const std::atomic<bool>& stop) {
     if (!d.initError.empty()) return d.failure("GET", pathAndQuery, d.initError);
     d.observe("GET", pathAndQuery);
-    d.limiter.wait();
+    d.limiter.wait(d.waits);
     http::request<http::string_body> req;
     std::string why;
     if (!d.buildRequest(req, "GET", pathAndQuery, {}, {}, why)) return d.failure("GET", pathAndQuery, why);
@@ -369,7 +371,8 @@ HttpResult streamLines(Client::Impl& d, std::string_view pathAndQuery, const std
 
 }  // namespace
 
-Client::Client(RestConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+Client::Client(RestConfig config, Waits* waits)
+    : impl_(std::make_unique<Impl>(std::move(config), waits ? *waits : realWaits())) {}
 
 Client::~Client() = default;
 

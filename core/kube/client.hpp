@@ -35,9 +35,13 @@ struct RequestOptions {
     int maxRetries = 5;
 };
 
+class Waits;
+
 class Client {
 public:
-    explicit Client(RestConfig config);
+    // `waits` (kept, must outlive the client): the clock and sleeps of the rate limiter and the
+    // retry backoff; null = the real ones (core/kube/waits.hpp).
+    explicit Client(RestConfig config, Waits* waits = nullptr);
     ~Client();
     Client(const Client&) = delete;
     Client& operator=(const Client&) = delete;

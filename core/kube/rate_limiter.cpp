@@ -1,7 +1,6 @@
 #include "core/kube/rate_limiter.hpp"
 
 #include <algorithm>
-#include <thread>
 
 namespace trainer::core::kube {
 
@@ -20,9 +19,9 @@ TokenBucket::Clock::duration TokenBucket::reserve(Clock::time_point now) {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(-tokens_ / qps_));
 }
 
-void TokenBucket::wait() {
-    auto d = reserve(Clock::now());
-    if (d > Clock::duration::zero()) std::this_thread::sleep_for(d);
+void TokenBucket::wait(Waits& waits) {
+    auto d = reserve(waits.now());
+    if (d > Clock::duration::zero()) waits.sleepFor(d);
 }
 
 }  // namespace trainer::core::kube

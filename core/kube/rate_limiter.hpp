@@ -2,6 +2,8 @@
 // NewTokenBucketRateLimiter; callers wait for a token instead of failing.
 #pragma once
 
+#include "core/kube/waits.hpp"
+
 #include <chrono>
 #include <mutex>
 
@@ -9,7 +11,7 @@ namespace trainer::core::kube {
 
 class TokenBucket {
 public:
-    using Clock = std::chrono::steady_clock;
+    using Clock = Waits::Clock;
 
     // Starts full (`burst` tokens, at least 1), refilled at `qps` per second. qps <= 0: unlimited.
     TokenBucket(double qps, int burst, Clock::time_point now = Clock::now());
@@ -19,8 +21,8 @@ public:
     // order: the n-th caller beyond the burst waits n / qps.
     Clock::duration reserve(Clock::time_point now);
 
-    // reserve(Clock::now()) and sleeps for the answer.
-    void wait();
+    // reserve(waits.now()) and waits the answer (none when a token was available).
+    void wait(Waits& waits);
 
 private:
     std::mutex mu_;

@@ -1,5 +1,7 @@
 #include "core/plugin/edits.hpp"
 
+#include "core/plugin/claims.hpp"
+
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -120,16 +122,16 @@ const json::value* resolve(const json::value& root, const std::vector<std::strin
 }
 
 std::string EditLedger::checkClaims(const std::string& plugin, const std::vector<std::string>& path) const {
-    // .../env/<NAME> and .../volumes/<NAME> are claimable names.
+    // .../env/<NAME> and .../volumes/<NAME> are claimable names (claims.hpp: also by prefix).
     for (size_t i = 0; i + 1 < path.size(); ++i) {
-        std::string claim;
-        if (path[i] == "env") claim = "env:" + path[i + 1];
-        else if (path[i] == "volumes") claim = "volume:" + path[i + 1];
+        std::string_view kind;
+        if (path[i] == "env") kind = kEnvClaimPrefix;
+        else if (path[i] == "volumes") kind = kVolumeClaimPrefix;
         else continue;
-        auto it = claims_.find(claim);
-        if (it != claims_.end() && it->second != plugin)
-            return "plugin " + plugin + " wrote " + joinPath(path) + ", but \"" + claim + "\" is claimed by plugin " +
-                   it->second;
+        for (auto const& [claim, owner] : claims_)
+            if (owner != plugin && claimCovers(claim, kind, path[i + 1]))
+                return "plugin " + plugin + " wrote " + joinPath(path) + ", but \"" + claim + "\" is claimed by plugin " +
+                       owner;
     }
     return {};
 }

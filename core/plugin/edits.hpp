@@ -20,7 +20,7 @@ bool splitPointer(std::string_view path, std::vector<std::string>& out);
 
 class EditLedger {
 public:
-    // Claims of every plugin: env:NAME / volume:NAME -> owner plugin.
+    // Claims of every plugin: env:NAME / volume:NAME (or a prefix pattern, env:PET_*) -> owner plugin.
     void addClaim(const std::string& claim, const std::string& plugin) { claims_[claim] = plugin; }
 
     // Applies one edit document emitted by `plugin` to `info`. Returns "" on success, else a

@@ -3,6 +3,7 @@
 #include "core/json/io.hpp"
 
 #include "core/plugin/edits.hpp"
+#include "core/plugin/reserved_env.hpp"
 #include "core/runtime/info_builder.hpp"
 
 #include <algorithm>
@@ -181,12 +182,19 @@ Diagnostics Framework::validate(const json::object& info, const ClusterReader& c
     Diagnostics diag = checkPolicies(info);
     if (!diag.ok()) return diag;
     const json::object full = withOperator(info);
+    static const json::object kNoTrainJob;
+    const auto* tj = full.if_contains("trainJob");
+    const json::object& trainJob = tj && tj->is_object() ? tj->as_object() : kNoTrainJob;
     std::string input;  // serialised once for every validator
     for (auto const& p : registry_.plugins()) {
-        if (!p->implements(Hook::CustomValidation) || !active(*p, full)) continue;
-        if (input.empty()) input = json::serialize(full);
-        auto r = invokeHook(*p, Hook::CustomValidation, input, &cluster, &registry_.logSink(), &observer_);
-        collect(*p, Hook::CustomValidation, r, diag);
+        if (!active(*p, full)) continue;
+        if (p->implements(Hook::CustomValidation)) {
+            if (input.empty()) input = json::serialize(full);
+            auto r = invokeHook(*p, Hook::CustomValidation, input, &cluster, &registry_.logSink(), &observer_);
+            collect(*p, Hook::CustomValidation, r, diag);
+        }
+        // The env names it claims, refused here for every plugin (reserved_env.hpp).
+        diag.append(refuseClaimedEnv(*p, trainJob));
     }
     return diag;
 }

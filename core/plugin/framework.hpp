@@ -42,7 +42,8 @@ public:
     // `info` is an Info document; errors name the runtime, the members and the plugins.
     Diagnostics checkPolicies(const json::object& info) const;
 
-    // Admission: CustomValidation of every active plugin on an Info that has "admission".
+    // Admission, on an Info that has "admission": for every active plugin in registry order, its
+    // CustomValidation, then the host's refusal of the env names it claims (reserved_env.hpp).
     Diagnostics validate(const json::object& info, const ClusterReader& cluster) const;
 
     // One reconcile's build: the phases, then the objects to apply.

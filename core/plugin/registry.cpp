@@ -6,6 +6,7 @@
 #include "core/plugin/registry.hpp"
 
 #include "core/plugin/call.hpp"
+#include "core/plugin/claims.hpp"
 #include "core/plugin/crash_context.hpp"
 #include "core/plugin/isolation_client.hpp"
 #include "core/plugin/registry_internal.hpp"
@@ -53,12 +54,16 @@ std::optional<Refusal> admissionProblem(const PluginRegistry& reg, const std::st
     return std::nullopt;
 }
 
-// Claims (rule 12): one owner per claim; the TrainJob status is an implicit claim.
+// Claims (rule 12): one owner per claim (claims.hpp: a name pattern conflicts with every claim
+// it shares a name with); the TrainJob status is an implicit claim.
 std::optional<Refusal> conflictProblem(const PluginRegistry& reg, const LoadedPlugin& p) {
     for (auto const& c : p.claims)
-        if (auto* owner = reg.claimOwner(c))
-            return Refusal{"its claim \"" + c + "\" is already held by plugin " + owner->name + " (" + owner->path + ")",
-                           "conflicting_claim"};
+        for (auto const& owner : reg.plugins())
+            for (auto const& held : owner->claims)
+                if (claimsConflict(c, held))
+                    return Refusal{"its claim \"" + c + "\" " + (c == held ? "is already held" : "overlaps \"" + held + "\", held") +
+                                       " by plugin " + owner->name + " (" + owner->path + ")",
+                                   "conflicting_claim"};
     if (!p.implements(Hook::TrainJobStatus)) return std::nullopt;
     for (auto const& o : reg.plugins())
         if (o->implements(Hook::TrainJobStatus))
@@ -216,36 +221,59 @@ std::set<std::string> readShippedManifest(const std::string& dir) {
     return out;
 }
 
-void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& given) {
+void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& options) {
+    loadDirectories({dir}, options);
+}
+
+void PluginRegistry::loadDirectories(const std::vector<std::string>& dirs, const PluginOptions& given) {
     PluginOptions options = given;
-    for (auto const& h : readShippedManifest(dir)) options.shippedHashes.insert(h);
+    std::vector<std::string> unique;
+    std::set<std::string> seen;
+    for (auto const& dir : dirs) {
+        std::error_code ec;
+        auto canonical = fs::weakly_canonical(dir, ec);
+        if (!seen.insert(ec ? dir : canonical.string()).second) continue;
+        unique.push_back(dir);
+        for (auto const& h : readShippedManifest(dir)) options.shippedHashes.insert(h);
+    }
+    std::vector<std::string> all;
+    for (auto const& dir : unique) {
+        std::vector<std::string> files;
+        if (!listDirectory(dir, options, files)) continue;
+        for (auto const& f : files) {
+            if (isHidden(f)) reject(f, "plugin " + f + " was rejected: it is a hidden file (its name starts with a dot).", "hidden_file");
+            else loadFile(f, options);
+        }
+        all.insert(all.end(), files.begin(), files.end());
+    }
+    reportUnmatchedPins(unique, all, options);
+}
+
+bool PluginRegistry::listDirectory(const std::string& dir, const PluginOptions& options, std::vector<std::string>& files) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
         reject(dir, "plugin directory " + dir + " does not exist or is not a directory", "no_directory");
-        return;
+        return false;
     }
     if (auto r = detail::untrustedDirectory(dir)) {
         reject(dir, "plugin directory " + dir + " was rejected: " + r->why + ".", r->code);
-        return;
+        return false;
     }
-    std::vector<std::string> files;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         if (it->path().extension() == ".so") files.push_back(it->path().string());
     if (ec) {
         reject(dir, "plugin directory " + dir + " cannot be read: " + ec.message(), "no_directory");
-        return;
+        return false;
     }
     shippedFirst(dir, files, options);
-    for (auto const& f : files) {
-        if (isHidden(f)) reject(f, "plugin " + f + " was rejected: it is a hidden file (its name starts with a dot).", "hidden_file");
-        else loadFile(f, options);
-    }
-    reportUnmatchedPins(dir, files, options);
+    return true;
 }
 
-// A pin that names no file of the directory and no loaded plugin protects nothing: say so.
-void PluginRegistry::reportUnmatchedPins(const std::string& dir, const std::vector<std::string>& files,
+// A pin that names no file of the directories and no loaded plugin protects nothing: say so.
+void PluginRegistry::reportUnmatchedPins(const std::vector<std::string>& dirs, const std::vector<std::string>& files,
                                          const PluginOptions& options) {
+    std::string where;
+    for (auto const& d : dirs) where += (where.empty() ? "" : " or ") + d;
     for (auto const& [key, hash] : options.sha256) {
         bool matched = find(key) != nullptr;
         for (auto const& f : files) {
@@ -253,9 +281,10 @@ void PluginRegistry::reportUnmatchedPins(const std::string& dir, const std::vect
             matched = matched || name == key || name == key + ".so";
         }
         if (!matched)
-            reject(dir, "plugins.sha256[" + key + "] pins a plugin that is not in " + dir + " (no file " +
-                            (key.size() > 3 && key.substr(key.size() - 3) == ".so" ? key : key + ".so") +
-                            ", no loaded plugin of that name).",
+            reject(dirs.empty() ? std::string() : dirs.front(),
+                   "plugins.sha256[" + key + "] pins a plugin that is not in " + where + " (no file " +
+                       (key.size() > 3 && key.substr(key.size() - 3) == ".so" ? key : key + ".so") +
+                       ", no loaded plugin of that name).",
                    "pin_unmatched");
     }
 }

@@ -127,9 +127,14 @@ public:
     PluginRegistry(const PluginRegistry&) = delete;
     PluginRegistry& operator=(const PluginRegistry&) = delete;
 
-    // Loads every *.so in `dir` (sorted by file name). A missing or unreadable directory is
-    // one rejection, not a crash.
+    // Loads every *.so in `dir` (sorted by file name, shipped files first). A missing or
+    // unreadable directory is one rejection, not a crash.
     void loadDirectory(const std::string& dir, const PluginOptions& options = {});
+    // The same for several directories, one after the other (a directory named twice loads
+    // once): a later directory's file whose plugin name or claim is taken is rejected, so the
+    // earlier directories win, as shipped files win within one. Every directory's shipped
+    // manifest counts for all; pins are checked against the files of all of them.
+    void loadDirectories(const std::vector<std::string>& dirs, const PluginOptions& options = {});
     // Loads one file; false and a rejection when it is refused.
     bool loadFile(const std::string& path, const PluginOptions& options = {});
 
@@ -156,7 +161,10 @@ public:
 private:
     void reject(const std::string& path, std::string reason, std::string code);
     void sortPlugins();
-    void reportUnmatchedPins(const std::string& dir, const std::vector<std::string>& files, const PluginOptions& options);
+    // The *.so files of `dir` in load order; false after rejecting the directory itself.
+    bool listDirectory(const std::string& dir, const PluginOptions& options, std::vector<std::string>& files);
+    void reportUnmatchedPins(const std::vector<std::string>& dirs, const std::vector<std::string>& files,
+                             const PluginOptions& options);
     // The two ways a checked, hashed file loads (registry.cpp): dlopen'ed here, or described
     // and created in a plugin-host child first (then kept there or, for inProcess, loaded here).
     bool loadInProcess(const std::string& path, detail::TrustedFile& file, const std::string& sha256, bool shipped,

@@ -5,7 +5,7 @@
 namespace trainer::plugins::coscheduling {
 namespace {
 
-const json::object* policy(const sdk::Info& info) { return sdk::podGroupPolicy(info, "coscheduling"); }
+const json::object* policy(const sdk::Info& info) { return sdk::podGroupPolicyConfig(info, "coscheduling"); }
 
 }  // namespace
 
@@ -45,12 +45,10 @@ Coscheduling::Coscheduling(const json::object& config, sdk::Context& ctx) {
 }
 
 sdk::PluginMeta Coscheduling::meta() {
-    return sdk::PluginMeta{
+    return {
         .name = "coscheduling",
         .version = "0.1.0",
         .description = "Gang-schedules a TrainJob's pods with a scheduler-plugins PodGroup.",
-        .priority = 0,
-        .threadSafe = true,
         .claims = {"podGroupPolicy.coscheduling", "kind:scheduling.x-k8s.io/v1alpha1/PodGroup"},
         .watches = sdk::podGroupWatches(kPodGroupApiVersion),
     };

@@ -35,8 +35,7 @@ void applyPlainML(const sdk::Info& info, sdk::Edits& edits) {
 }  // namespace
 
 std::optional<FluxPolicy> readPolicy(const sdk::Info& info) {
-    const json::object* ml = info.mlPolicy();
-    const json::object* flux = ml ? sdk::getObject(*ml, "flux") : nullptr;
+    const json::object* flux = sdk::mlPolicyConfig(info, "flux");
     if (!flux) return std::nullopt;
     FluxPolicy p;
     if (auto v = sdk::getInt(*flux, "numProcPerNode")) p.numProcPerNode = *v;
@@ -62,17 +61,12 @@ FluxPlugin::FluxPlugin(const json::object& config, sdk::Context& ctx) {
 }
 
 sdk::PluginMeta FluxPlugin::meta() {
-    sdk::PluginMeta m{};
-    m.name = "flux";
-    m.version = "0.1.0";
-    m.description = "Flux ML policy: flux-installer init container, Flux entrypoint around the trainer command, "
-                    "broker scripts ConfigMap and CURVE certificate Secret.";
-    m.priority = 0;
-    m.threadSafe = true;
-    m.claims = {"mlPolicy.flux", "volume:flux-install", "volume:spack-install", "volume:flux-curve"};
-    m.watches = {sdk::Watch{"v1", "ConfigMap", TRN_WATCH_OWNED, nullptr},
-                 sdk::Watch{"v1", "Secret", TRN_WATCH_OWNED, nullptr}};
-    return m;
+    return {.name = "flux",
+            .version = "0.1.0",
+            .description = "Flux ML policy: flux-installer init container, Flux entrypoint around the trainer "
+                           "command, broker scripts ConfigMap and CURVE certificate Secret.",
+            .claims = {"mlPolicy.flux", "volume:flux-install", "volume:spack-install", "volume:flux-curve"},
+            .watches = {{"v1", "ConfigMap", TRN_WATCH_OWNED}, {"v1", "Secret", TRN_WATCH_OWNED}}};
 }
 
 void FluxPlugin::validate(const sdk::Info& info, sdk::Context& ctx) {

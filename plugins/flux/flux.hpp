@@ -8,6 +8,7 @@
 #include "scripts.hpp"
 
 #include <trainer/plugin.hpp>
+#include <trainer/policy.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -11,27 +11,23 @@ using sdk::getString;
 Jax::Jax(const json::object&, sdk::Context&) {}
 
 sdk::PluginMeta Jax::meta() {
-    sdk::PluginMeta m;
-    m.name = "jax";
-    m.version = "0.1.0";
-    m.description = "JAX ML policy: JAX_* distributed env and the coordinator port.";
-    m.claims = {"mlPolicy.jax", "env:JAX_NUM_PROCESSES", "env:JAX_PROCESS_ID", "env:JAX_COORDINATOR_ADDRESS"};
-    return m;
+    return {.name = "jax",
+            .version = "0.1.0",
+            .description = "JAX ML policy: JAX_* distributed env and the coordinator port.",
+            .claims = {"mlPolicy.jax", "env:JAX_NUM_PROCESSES", "env:JAX_PROCESS_ID", "env:JAX_COORDINATOR_ADDRESS"}};
 }
 
 void Jax::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context&) {
-    auto* ml = info.mlPolicy();
-    if (!ml || !getObject(*ml, "jax")) return;
+    if (!sdk::mlPolicyConfig(info, "jax")) return;
     const json::object* trainer = info.trainer();
     auto nodes = sdk::applyTrainerNumNodes(info, edits);
     if (!nodes || !trainer || !sdk::Info::container(*nodes->podSet, "node")) return;
     const std::string& psName = nodes->name;
 
-    std::string job(info.name());
     edits.upsertEnv(psName, "node", kEnvNumProcesses, std::to_string(nodes->count));
     edits.upsertEnv(psName, "node", sdk::completionIndexEnv(kEnvProcessId));
     edits.upsertEnv(psName, "node", kEnvCoordinatorAddress,
-                    job + "-node-0-0." + job + ":" + std::to_string(kTrainerPort));
+                    sdk::trainerPodDnsName(info) + ":" + std::to_string(kTrainerPort));
     edits.upsertPort(psName, "node", json::object{{"containerPort", kTrainerPort}});
 }
 

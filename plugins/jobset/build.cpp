@@ -110,7 +110,7 @@ std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx
     const json::object* initializer = sdk::getObject(tjSpec, "initializer");
     const json::object* trainer = info.trainer();
     const json::array* trainerEnv = trainer ? sdk::getArray(*trainer, "env") : nullptr;
-    const json::object* mpi = info.mlPolicy() ? sdk::getObject(*info.mlPolicy(), "mpi") : nullptr;
+    const json::object* mpi = sdk::mlPolicyConfig(info, "mpi");
     bool launcherAsNode = mpi && sdk::getBool(*mpi, "runLauncherAsNode").value_or(false);
 
     for (auto& v : rjobs) {

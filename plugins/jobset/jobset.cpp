@@ -7,10 +7,11 @@ namespace trainer::plugins::jobset {
 JobSet::JobSet(const json::object&, sdk::Context&) {}
 
 sdk::PluginMeta JobSet::meta() {
-    sdk::PluginMeta m{"jobset", "0.1.0", "Builds the JobSet of a TrainJob and maps its status back.", 0, true, {}, {}};
-    m.claims = {"kind:jobset.x-k8s.io/v1alpha2/JobSet"};
-    m.watches = {sdk::Watch{"jobset.x-k8s.io/v1alpha2", "JobSet", TRN_WATCH_OWNED, nullptr}};
-    return m;
+    return {.name = "jobset",
+            .version = "0.1.0",
+            .description = "Builds the JobSet of a TrainJob and maps its status back.",
+            .claims = {"kind:jobset.x-k8s.io/v1alpha2/JobSet"},
+            .watches = {{"jobset.x-k8s.io/v1alpha2", "JobSet", TRN_WATCH_OWNED}}};
 }
 
 void JobSet::preBuild(const sdk::Info& info, sdk::Edits& edits, sdk::Context&) {
@@ -18,9 +19,7 @@ void JobSet::preBuild(const sdk::Info& info, sdk::Edits& edits, sdk::Context&) {
     if (!rjobs) return;
     const json::array& podSets = info.podSets();
 
-    std::string subdomain(info.name());
-    if (const auto* net = sdk::getObject(info.jobSetSpec(), "network"))
-        if (auto sd = sdk::getString(*net, "subdomain")) subdomain = *sd;
+    const std::string subdomain = sdk::podSubdomain(info);
 
     // 1. Endpoints: PodSet i pairs with replicatedJobs[i] (positional, as upstream).
     for (size_t i = 0; i < podSets.size() && i < rjobs->size(); ++i) {
@@ -34,10 +33,8 @@ void JobSet::preBuild(const sdk::Info& info, sdk::Edits& edits, sdk::Context&) {
         int64_t count = sdk::getInt(ps, "count").value_or(1);
         json::array endpoints;
         if (replicas > 0 && count > 0) endpoints.reserve(static_cast<size_t>(replicas * count));
-        std::string prefix = std::string(info.name()) + "-" + std::string(rjName) + "-";
         for (int64_t r = 0; r < replicas; ++r)
-            for (int64_t p = 0; p < count; ++p)
-                endpoints.emplace_back(prefix + std::to_string(r) + "-" + std::to_string(p) + "." + subdomain);
+            for (int64_t p = 0; p < count; ++p) endpoints.emplace_back(sdk::podDnsName(info.name(), rjName, r, p, subdomain));
         edits.set(sdk::Edits::podSetPath(*psName) + "/endpoints", std::move(endpoints));
     }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <trainer/plugin.hpp>
+#include <trainer/pod_dns.hpp>
+#include <trainer/policy.hpp>
 
 #include <optional>
 #include <string_view>

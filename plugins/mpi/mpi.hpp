@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trainer/plugin.hpp>
+#include <trainer/policy.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -38,12 +39,6 @@ inline constexpr int64_t kModeSecretDefault = 0400;
 inline constexpr int64_t kModePrivateKey = 0640;
 inline constexpr int64_t kModePublicKey = 0644;
 inline constexpr int64_t kModeHostfile = 0444;
-
-// Reserved OpenMPI env names, sorted (a TrainJob must not set them).
-inline const std::vector<std::string_view>& reservedEnvs() {
-    static const std::vector<std::string_view> v{kEnvHostfile, kEnvKeepFqdn, kEnvDefaultSlots, kEnvRshArgs};
-    return v;
-}
 
 // runtimePolicy.mlPolicy.mpi with the CRD defaults filled in where absent.
 struct MpiPolicy {

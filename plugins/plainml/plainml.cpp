@@ -15,9 +15,10 @@ constexpr std::array<std::string_view, 3> kFrameworkPolicies = {"torch", "mpi", 
 PlainML::PlainML(const json::object&, sdk::Context&) {}
 
 sdk::PluginMeta PlainML::meta() {
-    sdk::PluginMeta m{"plainml", "0.1.0", "Default ML policy: trainer node count and trainer env.", 0, true, {}, {}};
-    m.claims = {"mlPolicy"};
-    return m;
+    return {.name = "plainml",
+            .version = "0.1.0",
+            .description = "Default ML policy: trainer node count and trainer env.",
+            .claims = {"mlPolicy"}};
 }
 
 void PlainML::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context&) {

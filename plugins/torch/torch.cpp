@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 #include <utility>
 
 namespace trainer::plugins::torch {
@@ -13,9 +12,6 @@ using sdk::getObject;
 using sdk::getString;
 
 namespace {
-
-constexpr std::array<std::string_view, 5> kReservedEnvs{kEnvNumNodes, kEnvNumProcPerNode, kEnvNodeRank,
-                                                       kEnvMasterAddr, kEnvMasterPort};
 
 // A container of an envInjection target, resolved.
 struct Target {
@@ -80,12 +76,6 @@ NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::ob
     return n;
 }
 
-
-std::string masterAddress(std::string_view job) {
-    std::string j(job);
-    return j + "-node-0-0." + j;
-}
-
 bool isTorchTune(const json::object* trainer) {
     auto* cmd = trainer ? getArray(*trainer, "command") : nullptr;
     return cmd && cmd->size() == 2 && (*cmd)[0].is_string() && (*cmd)[0].as_string() == "tune" &&
@@ -95,30 +85,23 @@ bool isTorchTune(const json::object* trainer) {
 Torch::Torch(const json::object&, sdk::Context&) {}
 
 sdk::PluginMeta Torch::meta() {
-    sdk::PluginMeta m;
-    m.name = "torch";
-    m.version = "0.1.0";
-    m.description = "PyTorch ML policy: torchrun PET_* env, torchtune commands, env injection.";
-    m.claims = {"mlPolicy.torch",  "env:PET_NNODES",      "env:PET_NPROC_PER_NODE",
-                "env:PET_NODE_RANK", "env:PET_MASTER_ADDR", "env:PET_MASTER_PORT"};
-    return m;
+    return {.name = "torch",
+            .version = "0.1.0",
+            .description = "PyTorch ML policy: torchrun PET_* env, torchtune commands, env injection.",
+            .claims = {"mlPolicy.torch", "env:PET_NNODES", "env:PET_NPROC_PER_NODE", "env:PET_NODE_RANK",
+                       "env:PET_MASTER_ADDR", "env:PET_MASTER_PORT"}};
 }
 
 void Torch::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) {
-    auto* ml = info.mlPolicy();
-    auto* torchPolicy = ml ? getObject(*ml, "torch") : nullptr;
+    const json::object* torchPolicy = sdk::mlPolicyConfig(info, "torch");
     if (!torchPolicy) return;
     const json::object* trainer = info.trainer();
 
     // Step 1: the trainer PodSet's count; Info is a snapshot, so keep the value we set.
-    const json::object* trainerPS = info.podSetByAncestor(kAncestorTrainer);
-    std::string psName(trainerPS ? getString(*trainerPS, "name").value_or("") : "");
-    int64_t numNodes = trainerPS ? getInt(*trainerPS, "count").value_or(1) : 1;
-    if (trainerPS && trainer)
-        if (auto n = getInt(*trainer, "numNodes")) {
-            numNodes = *n;
-            edits.setCount(psName, numNodes);
-        }
+    const auto nodes = sdk::applyTrainerNumNodes(info, edits);
+    const json::object* trainerPS = nodes ? nodes->podSet : nullptr;
+    const std::string psName = nodes ? nodes->name : std::string();
+    const int64_t numNodes = nodes ? nodes->count : 1;
 
     // Steps 2-5.
     const json::object* res = effectiveResources(info);
@@ -135,7 +118,7 @@ void Torch::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Conte
         edits.upsertEnv(psName, kNode, kEnvNumProcPerNode, nproc.str());
         edits.upsertEnv(psName, kNode, completionIndexEnv(kEnvNodeRank));
         if (!isTorchTune(trainer)) {
-            edits.upsertEnv(psName, kNode, kEnvMasterAddr, masterAddress(info.name()));
+            edits.upsertEnv(psName, kNode, kEnvMasterAddr, sdk::trainerPodDnsName(info));
             edits.upsertEnv(psName, kNode, kEnvMasterPort, std::to_string(kTrainerPort));
         } else {
             edits.set("/trainJob/spec/trainer/command", torchTuneCommand(info, numNodes, nproc, gpu));
@@ -150,40 +133,27 @@ void Torch::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Conte
         ctx.error("", missing.front());
         return;
     }
+    const std::string masterAddr = sdk::trainerPodDnsName(info);
     for (auto const& t : targets) {
         edits.upsertEnv(t.podSet, t.container, kEnvNumNodes, nnodes, t.init);
         edits.upsertEnv(t.podSet, t.container, kEnvNumProcPerNode, nproc.str(), t.init);
         edits.upsertEnv(t.podSet, t.container, completionIndexEnv(kEnvNodeRank), t.init);
-        edits.upsertEnv(t.podSet, t.container, kEnvMasterAddr, masterAddress(info.name()), t.init);
+        edits.upsertEnv(t.podSet, t.container, kEnvMasterAddr, masterAddr, t.init);
         edits.upsertEnv(t.podSet, t.container, kEnvMasterPort, std::to_string(kTrainerPort), t.init);
     }
 }
 
 void Torch::validate(const sdk::Info& info, sdk::Context& ctx) {
-    auto* ml = info.mlPolicy();
-    auto* torchPolicy = ml ? getObject(*ml, "torch") : nullptr;
+    const json::object* torchPolicy = sdk::mlPolicyConfig(info, "torch");
     if (!torchPolicy) return;
 
     std::vector<Target> targets;
     for (auto const& msg : resolveTargets(info, *torchPolicy, targets)) ctx.error("spec.runtimeRef", msg);
 
+    // The five PET_* names a TrainJob must not set are refused by the host from the env:
+    // claims (sdk/docs/info.md "What the host refuses"), with upstream's message.
     const json::object* trainer = info.trainer();
-    if (!trainer) return;
-
-    std::set<std::string> reserved;  // sorted, like Go's sets.List
-    if (auto* env = getArray(*trainer, "env"))
-        for (auto const& e : *env)
-            if (e.is_object())
-                if (auto n = getString(e.as_object(), "name");
-                    n && std::find(kReservedEnvs.begin(), kReservedEnvs.end(), *n) != kReservedEnvs.end())
-                    reserved.emplace(*n);
-    if (!reserved.empty()) {
-        std::string list;
-        for (auto const& n : reserved) list += (list.empty() ? "" : " ") + n;
-        ctx.error("spec.trainer.env", "must not have reserved envs, invalid envs configured: [" + list + "]");
-    }
-
-    if (!isTorchTune(trainer)) return;
+    if (!trainer || !isTorchTune(trainer)) return;
 
     auto* ref = getObject(info.spec(), "runtimeRef");
     std::string model = modelFromRuntimeRef(ref ? getString(*ref, "name").value_or("") : "");

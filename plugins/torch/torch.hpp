@@ -3,6 +3,8 @@
 #pragma once
 
 #include <trainer/plugin.hpp>
+#include <trainer/pod_dns.hpp>
+#include <trainer/policy.hpp>
 #include <trainer/resources.hpp>
 
 #include <cstdint>
@@ -47,9 +49,6 @@ NumProcPerNode jobNumProcPerNode(const json::object* trainer);
 NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::object* resources, int64_t gpu);
 
 using sdk::completionIndexEnv;
-
-// "<job>-node-0-0.<job>".
-std::string masterAddress(std::string_view job);
 
 // True when `command` is exactly ["tune","run"].
 bool isTorchTune(const json::object* trainer);

@@ -130,9 +130,8 @@ std::vector<std::string> immutableOverrides(const sdk::Info& info) {
 
 json::array torchTuneCommand(const sdk::Info& info, int64_t numNodes, const NumProcPerNode& nproc, int64_t gpu) {
     json::array cmd{"tune", "run"};
-    std::string job(info.name());
     if (needsRendezvous(numNodes, nproc, gpu))
-        cmd.emplace_back("--rdzv_endpoint=" + masterAddress(job) + ":" + std::to_string(kTrainerPort));
+        cmd.emplace_back("--rdzv_endpoint=" + sdk::trainerPodDnsName(info) + ":" + std::to_string(kTrainerPort));
     auto* ref = getObject(info.spec(), "runtimeRef");
     std::string model = modelFromRuntimeRef(ref ? getString(*ref, "name").value_or("") : "");
     const json::object* trainer = info.trainer();

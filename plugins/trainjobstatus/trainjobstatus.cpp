@@ -73,19 +73,13 @@ TrainJobStatusPlugin::TrainJobStatusPlugin(const json::object& config, sdk::Cont
 }
 
 sdk::PluginMeta TrainJobStatusPlugin::meta() {
-    sdk::PluginMeta m{};
-    m.name = "trainjobstatus";
-    m.version = "0.1.0";
-    m.description = "Feature gate TrainJobStatus: status server URL, CA certificate and token for trainer pods.";
-    m.priority = 0;
-    m.threadSafe = true;
-    m.claims = {"featureGate:TrainJobStatus",
-                "env:KUBEFLOW_TRAINER_SERVER_URL",
-                "env:KUBEFLOW_TRAINER_SERVER_CA_CERT",
-                "env:KUBEFLOW_TRAINER_SERVER_TOKEN",
-                "volume:kubeflow-trainer-token"};
-    m.watches = {sdk::Watch{"v1", "ConfigMap", TRN_WATCH_OWNED, nullptr}};
-    return m;
+    return {.name = "trainjobstatus",
+            .version = "0.1.0",
+            .description = "Feature gate TrainJobStatus: status server URL, CA certificate and token for trainer pods.",
+            .claims = {"featureGate:TrainJobStatus", "env:KUBEFLOW_TRAINER_SERVER_URL",
+                       "env:KUBEFLOW_TRAINER_SERVER_CA_CERT", "env:KUBEFLOW_TRAINER_SERVER_TOKEN",
+                       "volume:kubeflow-trainer-token"},
+            .watches = {{"v1", "ConfigMap", TRN_WATCH_OWNED}}};
 }
 
 // Upstream EnforcePodSpec: the env vars and the mount into every container (not the init

@@ -9,7 +9,7 @@ namespace {
 // Built into every cluster; never looked up (upstream's exemption).
 constexpr std::array<std::string_view, 2> kSystemPriorityClasses{"system-cluster-critical", "system-node-critical"};
 
-const json::object* policy(const sdk::Info& info) { return sdk::podGroupPolicy(info, "volcano"); }
+const json::object* policy(const sdk::Info& info) { return sdk::podGroupPolicyConfig(info, "volcano"); }
 
 // {mode, highestTierAllowed} from the policy, highestTierAllowed defaulting to 1.
 std::optional<json::object> networkTopology(const json::object& pol) {
@@ -79,12 +79,10 @@ Volcano::Volcano(const json::object& config, sdk::Context& ctx) {
 }
 
 sdk::PluginMeta Volcano::meta() {
-    return sdk::PluginMeta{
+    return {
         .name = "volcano",
         .version = "0.1.0",
         .description = "Gang-schedules a TrainJob's pods with a Volcano PodGroup.",
-        .priority = 0,
-        .threadSafe = true,
         .claims = {"podGroupPolicy.volcano", "kind:scheduling.volcano.sh/v1beta1/PodGroup"},
         .watches = sdk::podGroupWatches(kPodGroupApiVersion),
     };

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <trainer/plugin.hpp>
+#include <trainer/pod_dns.hpp>
+#include <trainer/policy.hpp>
 #include <trainer/resources.hpp>
 
 #include <cstdint>
@@ -19,21 +21,18 @@ inline constexpr std::string_view kEnvTaskId = "DMLC_TASK_ID";
 inline constexpr std::string_view kEnvNumWorker = "DMLC_NUM_WORKER";
 inline constexpr int64_t kTrainerPort = 29500;
 
-// True for the four reserved DMLC_* names.
-bool isReservedEnv(std::string_view name);
-
 // Workers per node: the GPU count of the TrainJob resourcesPerNode (wholesale) or of the
 // runtime's trainer container, or 1 without GPUs.
 int64_t workersPerNode(const sdk::Info& info);
 
 // The plugin.
-class XGBoost final : public sdk::Plugin, public sdk::CustomValidation, public sdk::EnforceMLPolicy {
+// Its one admission check, refusing the DMLC_* names in spec.trainer.env, is the host's, from
+// its env: claims and its envRefusal: claim (upstream's message, per entry).
+class XGBoost final : public sdk::Plugin, public sdk::EnforceMLPolicy {
 public:
     XGBoost(const json::object& config, sdk::Context& ctx);
     static sdk::PluginMeta meta();
 
-    // Forbids reserved DMLC_* names in spec.trainer.env (upstream checks every runtime).
-    void validate(const sdk::Info& info, sdk::Context& ctx) override;
     void enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) override;
 };
 

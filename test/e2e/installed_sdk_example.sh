@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the project to a temporary prefix, then builds, tests and loads the out-of-tree
-# paddle plugin using nothing but that prefix (find_package(TrainerSDK)).
+# paddle plugin using nothing but that prefix (find_package(TrainerSDK)) and runs golden cases on
+# it with the installed `trainer-operator test-plugins`; then, in the same prefix, the README's
+# "Write your first plugin" blocks verbatim (readme_hello.sh).
 set -euo pipefail
 build=$1 src=$2 type=${3:-RelWithDebInfo} sanitize=${4:-OFF}
 tmp=$(mktemp -d)
@@ -18,6 +20,13 @@ cmake -S "$src/sdk/examples/paddle" -B "$tmp/paddle" -DCMAKE_PREFIX_PATH="$prefi
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_MODULE_LINKER_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$tmp/paddle" -j2 >/dev/null
 ctest --test-dir "$tmp/paddle" --output-on-failure
+
+# Golden cases as a plugin author runs them: the installed binary, its shipped plugins, and the
+# plugin under test from its own build directory (sdk/docs/golden-tests.md).
+"$prefix/bin/trainer-operator" test-plugins --plugin-dir "$tmp/paddle/plugins" "$src/test/e2e/fixtures/golden_paddle" \
+  | tee "$tmp/golden.out"
+test "$(tail -n 1 "$tmp/golden.out")" = "2 passed, 0 failed"
+
 cp "$tmp/paddle/plugins/paddle.so" "$prefix/lib/trainer-operator/plugins/"
 
 # The installed binary finds its plugin dir relative to itself.
@@ -43,4 +52,15 @@ assert env["PADDLE_MASTER"]["value"] == "paddle-example-node-0-0.paddle-example:
 assert env["PADDLE_NNODES"]["value"] == "2", env
 print("rendered paddle env:", sorted(env))
 '
+# The host refuses a TrainJob setting a claimed env var, worded by paddle's envRefusal: claim.
+bad=$tmp/paddle-reserved.yaml
+sed 's/    numNodes: 2/    numNodes: 2\n    env: [{name: PADDLE_MASTER, value: x}]/' "$src/sdk/examples/paddle/paddle.yaml" >"$bad"
+grep -q 'name: PADDLE_MASTER' "$bad"
+if err=$("$prefix/bin/trainer-operator" validate -f "$bad" 2>&1); then
+  echo "a TrainJob setting PADDLE_MASTER was admitted" >&2; exit 1
+fi
+echo "$err" | grep -qF 'spec.trainer.env[0]: PADDLE_MASTER is reserved for the PaddlePaddle runtime' ||
+  { echo "unexpected refusal: $err" >&2; exit 1; }
+
+bash "$src/test/e2e/readme_hello.sh" "$prefix" "$src/README.md" "$tmp/hello" "$flags"
 echo "installed SDK example: ok"

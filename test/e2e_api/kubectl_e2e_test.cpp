@@ -178,7 +178,8 @@ private:
     void start() {
         BOOST_REQUIRE_MESSAGE(fs::exists(kubectlPath()),
                               "kubectl not found at " << kubectlPath()
-                                                      << ": these tests need kubectl v1.32 (apt-get install kubectl, or set "
+                                                      << ": these tests need kubectl >= 1.27 (scripts/setup.sh checks "
+                                                         "for it), or set "
                                                          "KUBECTL to its path)");
         BOOST_REQUIRE_MESSAGE(fs::exists(kBin), "trainer-operator not built: " << kBin);
         fs::create_directories(dir.file("home"));
@@ -380,28 +381,29 @@ BOOST_AUTO_TEST_CASE(the_controller_builds_a_jobset_per_trainjob) {
 BOOST_AUTO_TEST_CASE(watch_sees_a_modified_event_after_a_label) {
     ensureExamples();
     auto& c = Cluster::get();
-    auto table = c.spawn({"get", "trainjobs", "-w", "--output-watch-events", "--request-timeout=25s"}, "watch-table");
+    // The watches' own timeout outlasts the test (they are killed at its end): 300 s, a hang guard.
+    auto table = c.spawn({"get", "trainjobs", "-w", "--output-watch-events", "--request-timeout=300s"}, "watch-table");
     // The same watch as events of (type, name, label x), so the MODIFIED event can be tied to the label.
-    auto events = c.spawn({"get", "trainjobs", "-w", "--output-watch-events", "--request-timeout=25s", "-o",
+    auto events = c.spawn({"get", "trainjobs", "-w", "--output-watch-events", "--request-timeout=300s", "-o",
                            "jsonpath={.type} {.object.metadata.name} {.object.metadata.labels.x}{\"\\n\"}"},
                           "watch-events");
     auto tableOut = [&] { return c.output("watch-table"); };
     auto eventsOut = [&] { return c.output("watch-events"); };
     // Both printed the initial list (as ADDED events): the watch is established after it.
-    BOOST_TEST_REQUIRE(eventually([&] { return contains(tableOut(), "multi-node-example"); }, 20s, 100ms),
+    BOOST_TEST_REQUIRE(eventually([&] { return contains(tableOut(), "multi-node-example"); }, 60s, 100ms),
                        "table watch printed nothing: " << tableOut() << c.errors("watch-table"));
-    BOOST_TEST_REQUIRE(eventually([&] { return contains(eventsOut(), "ADDED multi-node-example"); }, 20s, 100ms),
+    BOOST_TEST_REQUIRE(eventually([&] { return contains(eventsOut(), "ADDED multi-node-example"); }, 60s, 100ms),
                        "event watch printed nothing: " << eventsOut() << c.errors("watch-events"));
 
     auto label = kubectl("label trainjob multi-node-example x=y");
     BOOST_TEST_REQUIRE(label.exit == 0, label.err);
     BOOST_TEST(label.out == "trainjob.trainer.kubeflow.org/multi-node-example labeled\n");
 
-    BOOST_TEST(eventually([&] { return contains(eventsOut(), "MODIFIED multi-node-example y\n"); }, 20s, 100ms),
+    BOOST_TEST(eventually([&] { return contains(eventsOut(), "MODIFIED multi-node-example y\n"); }, 60s, 100ms),
                "no MODIFIED event with the label:\n"
                    << eventsOut() << c.errors("watch-events"));
     static const std::regex modified("(^|\n)MODIFIED +multi-node-example +");
-    BOOST_TEST(eventually([&] { return std::regex_search(tableOut(), modified); }, 20s, 100ms),
+    BOOST_TEST(eventually([&] { return std::regex_search(tableOut(), modified); }, 60s, 100ms),
                "no MODIFIED row:\n"
                    << tableOut() << c.errors("watch-table"));
     BOOST_TEST(std::regex_match(headerOf(tableOut()), std::regex("EVENT +NAME +STATE +AGE *")), headerOf(tableOut()));
@@ -530,13 +532,17 @@ BOOST_AUTO_TEST_CASE(wait_for_a_jsonpath_value) {
     BOOST_TEST(met.exit == 0, met.err);
     BOOST_TEST(met.out == "trainjob.trainer.kubeflow.org/multi-node-example condition met\n", met.out);
 
-    // A wait that is satisfied only later: it follows the object with a watch.
-    auto waiter = c.spawn({"wait", "--for=jsonpath={.metadata.labels.stage}=two", "trainjob/gang-example", "--timeout=60s"},
+    // A wait that is satisfied only later: it follows the object with a watch. Its watch request
+    // answered (kubectl -v=6 logs it) is the event after which only a change can end it; then
+    // the label is the one.
+    auto waiter = c.spawn({"wait", "-v=6", "--for=jsonpath={.metadata.labels.stage}=two", "trainjob/gang-example",
+                           "--timeout=300s"},
                           "wait");
-    std::this_thread::sleep_for(2s);
+    BOOST_TEST_REQUIRE(eventually([&] { return contains(c.errors("wait"), "watch=true") || !waiter->running(); }, 60s, 100ms),
+                       "kubectl wait never watched: " << c.errors("wait"));
     BOOST_TEST(waiter->running(), "wait returned before the label: " << c.errors("wait"));
     BOOST_TEST_REQUIRE(kubectl("label trainjob gang-example stage=two").exit == 0);
-    BOOST_TEST(waiter->waitExit(30s) == 0, c.output("wait") << c.errors("wait"));
+    BOOST_TEST(waiter->waitExit(60s) == 0, c.output("wait") << c.errors("wait"));
     BOOST_TEST(c.output("wait") == "trainjob.trainer.kubeflow.org/gang-example condition met\n");
 
     auto timeout = sh(c.kubectlPrefix() + " wait --for=jsonpath='{.metadata.labels.x}'=never trainjob/multi-node-example --timeout=2s");

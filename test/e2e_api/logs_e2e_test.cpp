@@ -182,8 +182,9 @@ public:
 
 private:
     void start() {
-        BOOST_REQUIRE_MESSAGE(fs::exists(kubectlPath()), "kubectl not found at " << kubectlPath()
-                                                                                 << " (apt-get install kubectl, or set KUBECTL)");
+        BOOST_REQUIRE_MESSAGE(fs::exists(kubectlPath()),
+                              "kubectl not found at " << kubectlPath()
+                                                      << " (kubectl >= 1.27, which scripts/setup.sh checks for; or set KUBECTL)");
         BOOST_REQUIRE_MESSAGE(fs::exists(kBin), "trainer-operator not built: " << kBin);
         fs::create_directories(dir.file("home"));
         api_ = std::make_unique<Child>(std::vector<std::string>{kBin, "apiserver", "--store", storePath,

@@ -48,7 +48,8 @@ try:
 
     IMPORT_ERROR = None
 except ImportError as e:  # reported by the tests as a failure
-    IMPORT_ERROR = "PyYAML is not importable (%s): install python3-yaml and run this with /usr/bin/python3" % e
+    IMPORT_ERROR = ("PyYAML is not importable (%s): scripts/setup.sh installs python3-yaml; run this with "
+                    "/usr/bin/python3" % e)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
@@ -367,7 +368,7 @@ class ManifestsTest(unittest.TestCase):
         if IMPORT_ERROR:
             raise AssertionError(IMPORT_ERROR)
         if not os.access(KUBECTL, os.X_OK):
-            raise AssertionError("kubectl not found at %s (set $KUBECTL)" % KUBECTL)
+            raise AssertionError("kubectl not found at %s (set $KUBECTL; scripts/setup.sh checks for kubectl >= 1.27)" % KUBECTL)
 
     def test_01_every_kustomization_renders(self):
         found = dict(kustomization_dirs())
@@ -671,7 +672,7 @@ class ClusterTest(unittest.TestCase):
         if IMPORT_ERROR:
             raise AssertionError(IMPORT_ERROR)
         if not os.access(KUBECTL, os.X_OK):
-            raise AssertionError("kubectl not found at %s (set $KUBECTL)" % KUBECTL)
+            raise AssertionError("kubectl not found at %s (set $KUBECTL; scripts/setup.sh checks for kubectl >= 1.27)" % KUBECTL)
         if not os.access(ARGS.bin, os.X_OK):
             raise AssertionError("trainer-operator not built: %s" % ARGS.bin)
         cls.tmp = tempfile.mkdtemp(prefix="trainer-rbac-")
@@ -896,10 +897,17 @@ class ClusterTest(unittest.TestCase):
             resp = self.admission_review(cfg, path, obj)
             self.assertTrue(resp.get("allowed"), "%s denied: %s" % (path, resp))
 
-        # A deleted TrainJob: its JobSet goes (the API server's garbage collector), the operator follows.
+        # A deleted TrainJob: its JobSet goes (the API server's garbage collector), the operator follows:
+        # it reconciles the deletion (a "Reconciled" line for it, the event awaited) and lives on.
+        def reconciles_of_it():
+            with open(op.log_path, "rb") as f:
+                return sum(1 for line in f.read().decode("utf-8", "replace").splitlines()
+                           if '"msg":"Reconciled"' in line and "multi-node-example" in line)
+        before = reconciles_of_it()
         self.kubectl("delete", "trainjob", "multi-node-example", "-n", "default")
         self.assertTrue(eventually(alive_and(lambda: "multi-node-example" not in jobset_names()), 60))
-        time.sleep(2)  # the deletion reaches the operator's informers and queue
+        self.assertTrue(eventually(alive_and(lambda: reconciles_of_it() > before), 60),
+                        "the operator never reconciled the deleted TrainJob:\n" + op.tail())
         self.assertTrue(op.alive(), op.tail())
 
     def ca_injected(self, secret_name):

@@ -31,7 +31,7 @@ def objects():
                    "test/fixtures/upstream/flux/*.yaml"):
         with open(f) as fh:
             out += [d for d in yaml.safe_load_all(fh) if isinstance(d, dict)]
-    for f in files("test/fixtures/upstream/conformance/cases/*.json"):
+    for f in files("test/golden/upstream/*.json"):
         with open(f) as fh:
             case = json.load(fh)
         out += [case["trainJob"]] if isinstance(case.get("trainJob"), dict) else []

@@ -68,7 +68,9 @@ struct TempDir {
     }
 };
 
-// Runs a shell command line; stdout and stderr come back separately.
+// Runs a shell command line; stdout and stderr come back separately. A program the line runs
+// that is not installed (the shell's 127, "not found") fails the test case, naming it: the tools
+// are part of the suite's setup (scripts/setup.sh), never a reason to skip or pass.
 inline Result sh(const std::string& cmd) {
     TempDir t;
     auto errFile = t.path / "stderr";
@@ -81,6 +83,8 @@ inline Result sh(const std::string& cmd) {
     int st = ::pclose(p);
     r.exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     r.err = slurp(errFile);
+    BOOST_TEST_REQUIRE(r.exit != 127, "a program is not installed: " << r.err << "(running: " << cmd
+                                      << "); scripts/setup.sh installs every tool the tests run");
     return r;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trainer/abi.h>
+#include <trainer/wiped_text.hpp>
 
 #include <boost/json.hpp>
 
@@ -97,15 +98,13 @@ public:
     void debug(std::string_view message) { log(TRN_LOG_DEBUG, message); }
     void info(std::string_view message) { log(TRN_LOG_INFO, message); }
     // Sends one output document (an edit, an object, or a status, depending on the hook). A host
-    // without emit cannot take it: the operation fails.
-    void emit(const json::value& v) {
-        auto fn = detail::hostEmit(api_);
-        if (!fn) {
-            failed_ = true;
-            return;
-        }
-        std::string s = json::serialize(v);
-        fn(call_, toAbi(s));
+    // without emit cannot take it: the operation fails. The text is zeroed once the host has
+    // copied it (WipedText), and an object is serialised as it is, not copied into a json::value
+    // first, so a Secret emitted here leaves no copy behind.
+    void emit(const json::value& v) { send(WipedText(v)); }
+    template <class Object, std::enable_if_t<std::is_same_v<Object, json::object>, int> = 0>
+    void emit(const Object& object) {
+        send(WipedText(object));
     }
     // Reads an object of the cluster state, telling absence from a failed read (which the host
     // also reports as an error of this call, so the hook's result is discarded either way).
@@ -155,6 +154,15 @@ public:
     std::string_view plugin() const { return plugin_; }
 
 private:
+    void send(const WipedText& text) {
+        auto fn = detail::hostEmit(api_);
+        if (!fn) {
+            failed_ = true;
+            return;
+        }
+        fn(call_, toAbi(text.view()));
+    }
+
     const trn_host_api* api_;
     trn_call* call_;
     std::string_view plugin_;
@@ -432,21 +440,33 @@ struct TrainJobStatus {
 
 // One watched kind (WatchExtension is data; see trn_watch).
 struct Watch {
-    const char* apiVersion;
-    const char* kind;
+    const char* apiVersion = nullptr;
+    const char* kind = nullptr;
     int32_t mode = TRN_WATCH_OWNED;
     const char* matchField = nullptr;
 };
 
-// What a plugin says about itself. Returned by the class's static `meta()`.
+// What a plugin says about itself, returned by the class's static `meta()`. Build it with
+// designated initializers, naming the members you set; the others keep the defaults below
+// (every member has one, so `-Wextra` has nothing to say about those you leave out):
+//
+//     static PluginMeta meta() {
+//         return {.name = "hello", .version = "0.1.0", .description = "says hello to every node",
+//                 .claims = {"mlPolicy.hello", "env:HELLO_*"}};
+//     }
+//
+// The strings must outlive the plugin (string literals). Members keep this order and new ones
+// are only ever added at the end, so the older positional form
+// (`PluginMeta{"hello", "0.1.0", "...", 0, true, {...}, {}}`) and member-by-member assignment
+// keep compiling and describe the same plugin.
 struct PluginMeta {
-    const char* name;
-    const char* version;
-    const char* description;
-    int32_t priority = 0;
-    bool threadSafe = true;
-    std::vector<const char*> claims;
-    std::vector<Watch> watches;
+    const char* name = nullptr;         // unique among loaded plugins; [a-z0-9-] by convention
+    const char* version = nullptr;      // the plugin's own version, shown by `trainer-operator plugins`
+    const char* description = nullptr;  // one line
+    int32_t priority = 0;               // run order within a phase: lower first, then by name (rule 11)
+    bool threadSafe = true;             // false: the host serialises this plugin's hooks (rule 9)
+    std::vector<const char*> claims = {};  // rule 12 and sdk/docs/abi.md "Claims"
+    std::vector<Watch> watches = {};       // WatchExtension (rule 13)
 };
 
 // Base of every plugin class. Constructor signature: Class(const json::object& config, Context&);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <trainer/plugin.hpp>
+#include <trainer/policy.hpp>
 #include <trainer/quantity.hpp>
 
 #include <cstdint>
@@ -106,10 +107,10 @@ inline bool keepExistingPodGroup(const Info& info, Context& ctx, std::string_vie
     return ctx.lookup(apiVersion, kind, info.ns(), info.name()).has_value();
 }
 
-// runtimePolicy.podGroupPolicy.<backend> ("coscheduling", "volcano"), or nullptr when unset.
+// The same as podGroupPolicyConfig(info, backend) (<trainer/policy.hpp>), kept for plugins
+// written before it.
 inline const json::object* podGroupPolicy(const Info& info, std::string_view backend) {
-    auto* pg = info.podGroupPolicy();
-    return pg ? getObject(*pg, backend) : nullptr;
+    return podGroupPolicyConfig(info, backend);
 }
 
 // The PodGroup `<ns>/<job>` of `apiVersion`/`kind` with the TrainJob controller reference and `spec`.

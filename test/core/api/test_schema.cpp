@@ -4,6 +4,7 @@
 #include "core/api/schema.hpp"
 #include "helpers.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 
@@ -74,7 +75,10 @@ json::object runtime() {
 
 BOOST_AUTO_TEST_CASE(every_cel_rule_in_the_schemas_is_implemented) {
     auto rules = celRulesInSchemas();
-    BOOST_TEST(rules.size() == 11u);  // distinct rule strings in the three CRDs today
+    // Not a count of today's rules (that restates the data): the schemas' rules were found (the
+    // immutability rule is among them), and each has a predicate.
+    BOOST_TEST_REQUIRE(!rules.empty());
+    BOOST_TEST((std::find(rules.begin(), rules.end(), "self == oldSelf") != rules.end()));
     for (auto const& r : rules) BOOST_TEST(celRuleImplemented(r), "no C++ predicate for CEL rule: " << r);
     BOOST_TEST(!celRuleImplemented("self.size() > 1000"));
 }
@@ -179,7 +183,7 @@ BOOST_AUTO_TEST_CASE(reference_runtimes_and_examples_validate_cleanly_after_defa
 }
 
 BOOST_AUTO_TEST_CASE(conformance_cases_pass_schema_or_fail_with_the_expected_message) {
-    auto dir = std::string(TRAINER_SHARED_DIR) + "/conformance/cases";
+    auto dir = std::string(TRAINER_GOLDEN_DIR) + "/upstream";
     int admissionCases = 0;
     for (auto const& entry : std::filesystem::directory_iterator(dir)) {
         if (entry.path().extension() != ".json") continue;

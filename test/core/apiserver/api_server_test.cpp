@@ -7,7 +7,10 @@
 #include "core/apiserver/request_info.hpp"
 #include "core/store/memory_store.hpp"
 
+#include <chrono>
+#include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 
 using namespace trainer::core;
@@ -24,9 +27,11 @@ ApiServerOptions withToken(std::string token) {
 struct Fixture {
     MemoryStore store;
     ResourceRegistry registry;
-    ApiServerOptions options = withToken("secret");
+    ApiServerOptions options;
     ApiServer api{store, registry, nullptr, options};
-    Fixture() { BOOST_REQUIRE(api.initialize().empty()); }
+    explicit Fixture(ApiServerOptions o = withToken("secret")) : options(std::move(o)) {
+        BOOST_REQUIRE(api.initialize().empty());
+    }
 
     server::Response call(const std::string& method, const std::string& target, const std::string& body = "",
                           const std::string& contentType = "application/json", const std::string& token = "secret") {
@@ -263,6 +268,52 @@ BOOST_FIXTURE_TEST_CASE(delete_finalizers_and_namespaces, Fixture) {
     auto gone = parse(call("DELETE", "/api/v1/namespaces/team"));
     BOOST_TEST(gone.at("status") == "Success");
     BOOST_TEST(call("GET", "/api/v1/namespaces/team/configmaps/cm").status == 404u);
+}
+
+// Bookmarks and timeoutSeconds on the watch's clock (ApiServerOptions::steadyClock), moved by
+// hand: an idle watch sends a BOOKMARK once bookmarkInterval (1 s) has passed without an event,
+// never before; an event restarts the interval; the stream ends at timeoutSeconds.
+BOOST_AUTO_TEST_CASE(watch_bookmarks_and_timeout_follow_the_watch_clock) {
+    using namespace std::chrono_literals;
+    auto at = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::time_point{} + 1h);
+    auto o = withToken("secret");
+    o.steadyClock = [at] { return *at; };
+    Fixture f(o);
+    auto list = Fixture::parse(f.call("GET", "/api/v1/namespaces/default/configmaps"));
+    std::string rv(list.at("metadata").at("resourceVersion").as_string());
+    auto w = f.call("GET", "/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=10"
+                           "&resourceVersion=" + rv);
+    BOOST_TEST_REQUIRE(static_cast<bool>(w.stream));
+    // The event types of one poll, space-separated ("" for none), and whether it ended the stream.
+    auto poll = [&] {
+        auto chunk = w.stream->poll();
+        std::string types;
+        std::istringstream lines(chunk.data);
+        for (std::string line; std::getline(lines, line);)
+            types += (types.empty() ? "" : " ") + std::string(json::parse(line).at("type").as_string());
+        return std::make_pair(types, chunk.done);
+    };
+    struct Step {
+        std::chrono::milliseconds advance;
+        bool change;  // a ConfigMap written before the poll
+        std::string events;
+        bool done;
+    };
+    const Step steps[] = {
+        {0ms, false, "", false},        {999ms, false, "", false},       {1ms, false, "BOOKMARK", false},  // 1 s idle
+        {500ms, false, "", false},      {0ms, true, "ADDED", false},     {999ms, false, "", false},  // the event restarts it
+        {1ms, false, "BOOKMARK", false}, {7499ms, false, "BOOKMARK", false},                         // 9.999 s
+        {1ms, false, "", true},                                                                       // timeoutSeconds
+    };
+    std::chrono::milliseconds elapsed{0};
+    for (auto const& step : steps) {
+        *at += step.advance;
+        elapsed += step.advance;
+        if (step.change) BOOST_REQUIRE(f.call("POST", "/api/v1/namespaces/default/configmaps", kConfigMap).status == 201u);
+        auto [events, done] = poll();
+        BOOST_TEST(events == step.events, "at " << elapsed.count() << " ms");
+        BOOST_TEST(done == step.done, "at " << elapsed.count() << " ms");
+    }
 }
 
 BOOST_FIXTURE_TEST_CASE(watch_streams_changes_and_expires, Fixture) {

@@ -4,6 +4,7 @@
 #include "core/controller/controller.hpp"
 #include "core/controller/work_queue.hpp"
 #include "core/server/metrics.hpp"
+#include "../../support/wait.hpp"
 
 using namespace trainer::core;
 using namespace trainer::core::controller;
@@ -114,6 +115,9 @@ BOOST_AUTO_TEST_CASE(failing_reconcile_never_hot_loops) {
     BOOST_TEST(metrics.value("controller_runtime_reconcile_time_seconds", {"trainjob"}) == 11);
 }
 
+// Parallelism as an event, not a timing: each reconcile holds its worker until two reconciles
+// have been in flight at once, which one worker alone never reaches (then the hang guard ends
+// the wait and maxInFlight stays 1).
 BOOST_AUTO_TEST_CASE(workers_process_in_parallel_and_stop_drains) {
     RealClock clock;
     std::atomic<int> inFlight{0}, maxInFlight{0}, done{0};
@@ -122,14 +126,14 @@ BOOST_AUTO_TEST_CASE(workers_process_in_parallel_and_stop_drains) {
         int m = maxInFlight.load();
         while (n > m && !maxInFlight.compare_exchange_weak(m, n)) {
         }
-        std::this_thread::sleep_for(30ms);
+        trainer::test::waitFor([&] { return maxInFlight.load() > 1; }, trainer::test::kEventBound, 1ms);
         --inFlight;
         ++done;
         return ReconcileResult{};
     }, clock, nullptr, log::Logger("test"), 4);
     c.start();
     for (int i = 0; i < 8; ++i) c.queue().add(key("j" + std::to_string(i)));
-    for (int i = 0; i < 200 && done < 8; ++i) std::this_thread::sleep_for(10ms);
+    BOOST_TEST(trainer::test::waitFor([&] { return done.load() == 8; }), "done: " << done.load());
     c.stop();
     BOOST_TEST(done.load() == 8);
     BOOST_TEST(maxInFlight.load() > 1);

@@ -8,6 +8,8 @@
 
 #include "core/kube/client.hpp"
 #include "core/kube/rate_limiter.hpp"
+#include "core/kube/waits.hpp"
+#include "../../support/wait.hpp"
 
 #include <boost/algorithm/string/case_conv.hpp>
 #include <boost/json.hpp>
@@ -36,18 +38,11 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-template <class Pred>
-bool eventually(Pred p, std::chrono::milliseconds limit, std::chrono::milliseconds step = 50ms) {
-    auto end = Clock::now() + limit;
-    while (Clock::now() < end) {
-        if (p()) return true;
-        std::this_thread::sleep_for(step);
-    }
-    return p();
-}
-
-std::chrono::milliseconds since(Clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t);
+// Durations in whole milliseconds (rounded), to compare the waits a FakeWaits recorded.
+std::vector<long> millis(const std::vector<FakeWaits::Clock::duration>& waits) {
+    std::vector<long> out;
+    for (auto d : waits) out.push_back(static_cast<long>(std::chrono::round<std::chrono::milliseconds>(d).count()));
+    return out;
 }
 
 json::value parse(const std::string& text) {
@@ -103,12 +98,12 @@ private:
             ::execv(argv[0], argv.data());
             ::_exit(127);
         }
-        BOOST_REQUIRE_MESSAGE(eventually([&] { return fs::exists(kc); }, 60s), "no kubeconfig; log:\n" + slurp(log));
+        BOOST_REQUIRE_MESSAGE(waitFor([&] { return fs::exists(kc); }), "no kubeconfig; log:\n" + slurp(log));
         auto r = loadKubeconfig({kc, "", false});
         BOOST_REQUIRE_MESSAGE(r.config, r.error);
         config_ = *r.config;
         Client c(config_);
-        BOOST_REQUIRE_MESSAGE(eventually([&] { return c.request("GET", "/readyz", {}, {"", 0}).status == 200; }, 60s),
+        BOOST_REQUIRE_MESSAGE(waitFor([&] { return c.request("GET", "/readyz", {}, {"", 0}).status == 200; }),
                               "not ready; log:\n" + slurp(log));
     }
     TempDir tmp_;
@@ -116,12 +111,12 @@ private:
     RestConfig config_;
 };
 
-// A scripted server's script can block on this until the test lets it go (at most 10 s).
+// A scripted server's script can block on this until the test lets it go. The bound is a hang
+// guard: a client that should have stopped waiting sees the script give up and the connection
+// close, which the case's error check tells apart.
 struct Gate {
     std::atomic<bool> open{false};
-    void wait() const {
-        for (int i = 0; i < 1000 && !open; ++i) std::this_thread::sleep_for(10ms);
-    }
+    void wait() const { waitFor([&] { return open.load(); }, kEventBound, 10ms); }
 };
 
 // The certificates scripted servers serve (for 127.0.0.1 and localhost) and a second CA.
@@ -266,19 +261,18 @@ BOOST_AUTO_TEST_CASE(api_server_watch_streams_until_stopped) {
         }, stop);
         returned = true;
     });
-    std::this_thread::sleep_for(300ms);
+    // The watch starts at `rv`: the create is seen whether it comes before or after the watch connects.
     auto created = c.request("POST", kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"watched"}})");
     BOOST_TEST(created.status == 201u, created.body);
-    bool seen = eventually([&] {
+    bool seen = waitFor([&] {
         std::lock_guard lock(mu);
         return !lines.empty();
-    }, 10s);
+    });
     BOOST_TEST(seen);
     BOOST_TEST(!returned);
-    auto stopAt = Clock::now();
-    stop = true;
+    stop = true;  // the event that ends the stream (the server would keep it open for its own timeout)
+    BOOST_TEST_REQUIRE(waitFor([&] { return returned.load(); }), "the watch did not end when stopped");
     watcher.join();
-    BOOST_TEST(since(stopAt) < 1500ms);
     BOOST_TEST(result.status == 200u, result.error);
     BOOST_TEST(result.error.empty());
     BOOST_TEST_REQUIRE(!lines.empty());
@@ -336,15 +330,16 @@ BOOST_AUTO_TEST_CASE(token_bucket_with_a_fake_clock) {
     }
 }
 
+// Real requests on the client's fake clock (core/kube/waits.hpp): the first takes the burst's
+// token, each later one waits exactly 1/qps for its own.
 BOOST_AUTO_TEST_CASE(rate_limit_slows_real_requests) {
     auto config = ApiServer::get().config();
     config.qps = 5;
     config.burst = 1;
-    Client c(config);
-    auto start = Clock::now();
+    FakeWaits waits;
+    Client c(config, &waits);
     for (int i = 0; i < 6; ++i) BOOST_TEST(c.request("GET", "/version").status == 200u);
-    // Five waits of 1/5 s after the first token; generous lower bound, no upper bound.
-    BOOST_TEST(since(start) >= 800ms);
+    BOOST_TEST(millis(waits.waits()) == std::vector<long>(5, 200), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(retries_on_429_and_5xx) {
@@ -356,16 +351,16 @@ BOOST_AUTO_TEST_CASE(retries_on_429_and_5xx) {
         int maxRetries;
         unsigned status;
         int attempts;
-        std::chrono::milliseconds atLeast;
+        std::vector<long> waitsMs;  // what the client waited before each retry (fake clock)
     };
     const Case cases[] = {
-        {"429 with Retry-After: 1 once", {429}, "GET", 5, 200, 2, 900ms},
-        {"503 twice (backoff 100 ms, 200 ms)", {503, 503}, "GET", 5, 200, 3, 250ms},
-        {"503 twice, one retry allowed", {503, 503}, "GET", 1, 503, 2, 50ms},
-        {"POST retried on 500", {500}, "POST", 5, 200, 2, 50ms},
-        {"no retries", {503}, "PUT", 0, 503, 1, 0ms},
-        {"501 is final", {501}, "GET", 5, 501, 1, 0ms},
-        {"404 is final", {404}, "GET", 5, 404, 1, 0ms},
+        {"429 with Retry-After: 1 once", {429}, "GET", 5, 200, 2, {1000}},
+        {"503 twice (backoff 100 ms, 200 ms)", {503, 503}, "GET", 5, 200, 3, {100, 200}},
+        {"503 twice, one retry allowed", {503, 503}, "GET", 1, 503, 2, {100}},
+        {"POST retried on 500", {500}, "POST", 5, 200, 2, {100}},
+        {"no retries", {503}, "PUT", 0, 503, 1, {}},
+        {"501 is final", {501}, "GET", 5, 501, 1, {}},
+        {"404 is final", {404}, "GET", 5, 404, 1, {}},
     };
     for (auto const& c : cases) {
         BOOST_TEST_CONTEXT(c.name) {
@@ -378,12 +373,12 @@ BOOST_AUTO_TEST_CASE(retries_on_429_and_5xx) {
                 }
                 return true;
             });
-            Client client(certs.config(server));
-            auto start = Clock::now();
+            FakeWaits waits;
+            Client client(certs.config(server), &waits);
             auto r = client.request(c.method, "/x", c.method == std::string("POST") ? "{}" : "", retries(c.maxRetries));
             BOOST_TEST(r.status == c.status, r.error);
             BOOST_TEST(server.requests() == c.attempts);
-            BOOST_TEST(since(start) >= c.atLeast);
+            BOOST_TEST(millis(waits.waits()) == c.waitsMs, boost::test_tools::per_element());
             if (c.status != 200) BOOST_TEST(contains(r.body, std::to_string(c.status)));
         }
     }
@@ -424,15 +419,14 @@ BOOST_AUTO_TEST_CASE(broken_servers_give_error_values) {
             auto config = certs.config(server);
             config.timeout = 300ms;
             Client client(config);
-            auto start = Clock::now();
             auto r = client.request(c.method, "/x", {}, retries(c.maxRetries));
-            auto took = since(start);
             gate.open = true;
             BOOST_TEST(r.status == 0u);
+            // "never answers" ends on the client's 300 ms timeout ("timed out"), not on the gate's
+            // hang guard (which would read "end of stream").
             BOOST_TEST(contains(r.error, c.error), r.error);
             BOOST_TEST(r.error.find(std::string(c.method) + " " + server.url() + "/x: ") == 0u, r.error);
             BOOST_TEST(server.requests() == c.attempts);
-            BOOST_TEST(took < 5s);
         }
     }
 }
@@ -488,9 +482,13 @@ BOOST_AUTO_TEST_CASE(a_closed_idle_connection_is_replaced) {
     // Every answer closes the connection afterwards without saying so.
     TestServer server(certs.pki, [](const Seen&, int, const Send& send) { return send(response(200, "OK", "{}")), false; });
     Client client(certs.config(server));
+    int answered = 0;
     for (const char* method : {"GET", "POST", "GET"}) {
         BOOST_TEST(client.request(method, "/x", {}, retries(0)).status == 200u);
-        std::this_thread::sleep_for(50ms);  // the server's close reaches the client
+        ++answered;
+        // The event the next request must see: the server has closed this connection.
+        BOOST_TEST_REQUIRE(waitFor([&] { return server.closed() >= answered; }),
+                           "the server never closed connection " << answered);
     }
     BOOST_TEST(server.requests() == 3);
     BOOST_TEST(server.connections() == 3);
@@ -625,22 +623,22 @@ BOOST_AUTO_TEST_CASE(streams_deliver_lines) {
             Client client(config);
             std::vector<std::string> lines;
             std::atomic<bool> stop{false};
-            std::atomic<Clock::time_point> stoppedAt{Clock::time_point{}};
+            std::atomic<int> delivered{0};
             std::thread stopper;
             if (c.stopFlagAfterFirstLine)
                 stopper = std::thread([&] {
-                    std::this_thread::sleep_for(1500ms);  // the stream idles past the request timeout
-                    stoppedAt = Clock::now();
+                    waitFor([&] { return delivered.load() > 0; });
+                    // Idle past the request timeout (a lower bound: load only makes it longer),
+                    // which must not end a 2xx body; then the stop flag, which must.
+                    std::this_thread::sleep_for(config.timeout + 500ms);
                     stop = true;
                 });
             auto r = client.stream("/watch", [&](std::string_view line) {
                 lines.emplace_back(line);
+                ++delivered;
                 return c.stopAfter == 0 || static_cast<int>(lines.size()) < c.stopAfter;
             }, stop);
-            if (stopper.joinable()) {
-                stopper.join();
-                BOOST_TEST(since(stoppedAt.load()) < 1000ms);
-            }
+            if (stopper.joinable()) stopper.join();
             gate.open = true;
             BOOST_TEST(r.status == c.status, r.error);
             BOOST_TEST(lines == c.lines, boost::test_tools::per_element());
@@ -662,14 +660,13 @@ BOOST_AUTO_TEST_CASE(stream_stop_before_an_answer) {
     Client client(config);
     std::atomic<bool> stop{false};
     std::thread stopper([&] {
-        std::this_thread::sleep_for(300ms);
+        waitFor([&] { return server.requests() > 0; });  // the client now waits for the answer
         stop = true;
     });
-    auto start = Clock::now();
     auto r = client.stream("/watch", [](std::string_view) { return true; }, stop);
     stopper.join();
     gate.open = true;
-    BOOST_TEST(since(start) < 1500ms);
     BOOST_TEST(r.status == 0u);
+    // Ended by the stop flag ("stopped"), not by the gate's hang guard closing the connection.
     BOOST_TEST(contains(r.error, ": read response: stopped"), r.error);
 }

@@ -95,6 +95,8 @@ public:
     std::string url() const { return std::string(options_.tls ? "https://" : "http://") + options_.address + ":" + std::to_string(port_); }
     unsigned short port() const { return port_; }
     int connections() const { return connections_; }
+    // Connections the server has shut down (its close is on the wire).
+    int closed() const { return closed_; }
     std::vector<Seen> seen() const {
         std::lock_guard lock(mu_);
         return seen_;
@@ -134,6 +136,7 @@ private:
             }
         }
         ::shutdown(sock.native_handle(), SHUT_RDWR);
+        ++closed_;
     }
 
     void recordClientCert(SSL* ssl) {
@@ -181,6 +184,7 @@ private:
     unsigned short port_ = 0;
     std::atomic<bool> stopping_{false};
     std::atomic<int> connections_{0};
+    std::atomic<int> closed_{0};
     mutable std::mutex mu_;
     std::vector<Seen> seen_;
     std::string clientCert_;

@@ -17,7 +17,7 @@ namespace {
 json::object obj(std::string_view text) { return json::parse(text).as_object(); }
 
 json::object readCase(const std::string& file) {
-    std::ifstream in(std::string(TRAINER_SHARED_DIR) + "/conformance/cases/" + file);
+    std::ifstream in(std::string(TRAINER_GOLDEN_DIR) + "/upstream/" + file);
     std::stringstream ss;
     ss << in.rdbuf();
     return json::parse(ss.str()).as_object();

@@ -5,6 +5,7 @@
 #include "core/server/atomic_file.hpp"
 #include "core/server/certs.hpp"
 #include "test_util.hpp"
+#include "../../support/unprivileged.hpp"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -120,13 +121,18 @@ BOOST_AUTO_TEST_CASE(every_failing_step_is_an_error_with_path_and_cause) {
     }
     BOOST_TEST(leftovers(dir).empty());
     BOOST_TEST(fs::is_directory(dir / "a-directory"));
-    if (::geteuid() != 0) {
-        fs::create_directories(dir / "read-only");
-        fs::permissions(dir / "read-only", fs::perms::owner_read | fs::perms::owner_exec);
+    // A directory the writer may not write: as `nobody` (test/support/unprivileged.hpp), whom its
+    // mode stops even when the suite runs as root.
+    fs::create_directories(dir / "read-only");
+    fs::permissions(dir / "read-only", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                           fs::perms::others_read | fs::perms::others_exec);
+    auto refused = trainer::test::asUnprivileged([&] {
         auto r = writeFileAtomically(dir / "read-only" / "key", "data");
-        BOOST_TEST(r.error.find("Permission denied") != std::string::npos, r.error);
-        fs::permissions(dir / "read-only", fs::perms::owner_all);
-    }
+        return (r.ok() ? std::string("written") : std::string("refused")) + ": " + r.error;
+    });
+    BOOST_TEST(refused.rfind("refused: ", 0) == 0u, refused);
+    BOOST_TEST(refused.find("Permission denied") != std::string::npos, refused);
+    BOOST_TEST(!fs::exists(dir / "read-only" / "key"));
 }
 
 // A write that fails half-way (the file size limit: EFBIG) leaves the old file and no temporary.

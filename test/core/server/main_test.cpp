@@ -2,8 +2,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "test_util.hpp"
+#include "../../support/tools.hpp"
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -28,6 +30,7 @@ IoRunner::~IoRunner() {
 }
 
 CommandResult run(const std::string& command) {
+    requireToolOf(command);
     CommandResult r;
     FILE* p = ::popen(command.c_str(), "r");
     if (!p) return r;
@@ -40,7 +43,7 @@ CommandResult run(const std::string& command) {
 
 HttpResult curl(const std::string& args) {
     // The last line carries the status and content type curl saw.
-    auto r = run("curl -sS --max-time 20 -o - -w '\\n%{http_code} %{content_type}' " + args + " 2>/dev/null");
+    auto r = run("curl -sS --max-time 60 -o - -w '\\n%{http_code} %{content_type}' " + args + " 2>/dev/null");
     HttpResult out;
     out.curlExit = r.exitCode;
     auto nl = r.output.rfind('\n');
@@ -72,24 +75,56 @@ std::string readFile(const std::filesystem::path& path) {
     return ss.str();
 }
 
-std::string rawExchange(unsigned short port, const std::string& data, int timeoutMs) {
+namespace {
+
+// A socket connected to 127.0.0.1:port, or -1.
+int connectLoopback(unsigned short port) {
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return "socket failed";
+    if (fd < 0) return -1;
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
         ::close(fd);
-        return "connect failed";
+        return -1;
     }
-    timeval tv{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+void sendAll(int fd, const std::string& data) {
     for (std::size_t done = 0; done < data.size();) {
         auto n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
         if (n <= 0) break;
         done += static_cast<std::size_t>(n);
     }
+}
+
+}  // namespace
+
+RawConnection::RawConnection(unsigned short port) : fd_(connectLoopback(port)) {
+    BOOST_REQUIRE_MESSAGE(fd_ >= 0, "cannot connect to 127.0.0.1:" << port);
+}
+
+RawConnection::~RawConnection() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void RawConnection::send(const std::string& data) { sendAll(fd_, data); }
+
+bool RawConnection::open() {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) == 0) return true;  // nothing pending: the server holds it
+    char c;
+    return ::recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;  // data is not a close
+}
+
+std::string rawExchange(unsigned short port, const std::string& data, int timeoutMs) {
+    int fd = connectLoopback(port);
+    if (fd < 0) return "connect failed";
+    timeval tv{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sendAll(fd, data);
     std::string out;
     std::array<char, 4096> buf{};
     for (;;) {

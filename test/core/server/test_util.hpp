@@ -27,7 +27,8 @@ struct CommandResult {
     int exitCode = -1;
     std::string output;
 };
-// Runs `command` with /bin/sh and captures its stdout.
+// Runs `command` with /bin/sh and captures its stdout. The program it starts with must be
+// installed (test/support/tools.hpp): a missing one fails the test case.
 CommandResult run(const std::string& command);
 
 struct HttpResult {
@@ -45,7 +46,22 @@ void writeFile(const std::filesystem::path& path, const std::string& content);
 std::string readFile(const std::filesystem::path& path);
 
 // Sends `data` on a new TCP connection to 127.0.0.1:port and returns what the server answers
-// until it closes (or `timeoutMs` passes).
-std::string rawExchange(unsigned short port, const std::string& data, int timeoutMs = 5000);
+// until it closes; "<timeout>" is appended when `timeoutMs` passes first (a hang guard).
+std::string rawExchange(unsigned short port, const std::string& data, int timeoutMs = 60000);
+
+// A TCP connection to 127.0.0.1:port the test keeps open, to see whether the server has closed it.
+class RawConnection {
+public:
+    explicit RawConnection(unsigned short port);
+    ~RawConnection();
+    RawConnection(const RawConnection&) = delete;
+    RawConnection& operator=(const RawConnection&) = delete;
+    void send(const std::string& data);
+    // Whether the server still holds the connection now: no end of stream or error is pending.
+    bool open();
+
+private:
+    int fd_ = -1;
+};
 
 }  // namespace trainer::test

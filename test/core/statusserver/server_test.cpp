@@ -836,7 +836,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(connections)
 
 // Clients that stall (no TLS handshake, half a header, a header and half a body) hold nothing
-// up: with their timeouts far beyond curl's own 20 s bound and one io thread, a good request
+// up: with their timeouts far beyond curl's own 60 s bound and one io thread, a good request
 // still gets its answer while they wait.
 BOOST_AUTO_TEST_CASE(stalled_clients_do_not_block_others) {
     Harness h(

@@ -1,4 +1,5 @@
 #include "test_support.hpp"
+#include "../../support/tools.hpp"
 
 #include "core/api/kinds.hpp"
 
@@ -36,7 +37,8 @@ void writeFile(const std::filesystem::path& path, const std::string& content) {
 }
 
 HttpResult curl(const std::string& args) {
-    std::string command = "curl -sS --max-time 20 -o - -w '\\n%{http_code} %header{retry-after} %{content_type}' " + args +
+    requireTool("curl");
+    std::string command = "curl -sS --max-time 60 -o - -w '\\n%{http_code} %header{retry-after} %{content_type}' " + args +
                           " 2>/dev/null";
     HttpResult out;
     FILE* p = ::popen(command.c_str(), "r");

@@ -40,7 +40,8 @@ struct HttpResult {
     std::string retryAfter;  // the Retry-After header, if any
     int curlExit = -1;
 };
-// curl -sS <args> (at most 20 s), with the status, body, content type and Retry-After it saw.
+// curl -sS <args> (at most 60 s, a hang guard; a missing curl fails the test), with the status,
+// body, content type and Retry-After it saw.
 HttpResult curl(const std::string& args);
 
 // Allows exactly the token "token:<ns>/<name>" for that TrainJob; "broken" is an Error (the

@@ -178,25 +178,4 @@ spec:
     BOOST_TEST(init.find("hosts=\"bare-node-0-[0]\"") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(reserved_installer_and_policy_schema) {
-    TempDir d;
-    std::string runtime = slurp(kRuntime);
-    const std::string anchor = "                  containers:\n";
-    BOOST_TEST_REQUIRE(runtime.find(anchor) != std::string::npos);
-    std::string reserved = runtime;
-    reserved.insert(reserved.find(anchor), "                  initContainers:\n"
-                                           "                    - name: flux-installer\n"
-                                           "                      image: busybox\n");
-    Result r = op("validate -f " + writeYaml(d, "reserved.yaml", reserved) + " -f " + kFixtures + "flux-interactive.yaml");
-    BOOST_TEST(r.exit == 1);
-    BOOST_TEST(r.err.find("spec.trainer.initContainers: InitContainer 'flux-installer' is reserved") != std::string::npos,
-               r.err);
-    // The embedded CRD schema carries mlPolicy.flux.numProcPerNode's CEL rule.
-    std::string zero = runtime;
-    zero.replace(zero.find("flux: {}"), 8, "flux: {numProcPerNode: 0}");
-    Result z = op("validate -f " + writeYaml(d, "zero.yaml", zero));
-    BOOST_TEST(z.exit == 1);
-    BOOST_TEST(z.err.find("NumProcPerNode in fluxPolicy must be >= 1") != std::string::npos, z.err);
-}
-
 BOOST_AUTO_TEST_SUITE_END()

@@ -31,7 +31,7 @@ inline json::value readJsonFile(const std::string& path) {
 
 // The first file in the shared conformance cases whose name starts with `prefix`.
 inline json::object readCase(const std::string& file) {
-    return readJsonFile(std::string(TRAINER_SHARED_DIR) + "/conformance/cases/" + file).as_object();
+    return readJsonFile(std::string(TRAINER_GOLDEN_DIR) + "/upstream/" + file).as_object();
 }
 
 // A container summary as the host puts it in a PodSet.

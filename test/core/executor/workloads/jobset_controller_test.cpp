@@ -1,5 +1,6 @@
 // The JobSet controller with the Job controller behind it, through the WorkloadManager.
 #include "workloads_fixture.hpp"
+#include "../../../support/wait.hpp"
 
 #include "core/executor/jobset_controller.hpp"
 
@@ -330,11 +331,8 @@ BOOST_AUTO_TEST_CASE(manager_threads_reconcile_in_the_background) {
     Env env;
     env.manager.start();
     env.create(jobSetObject("bg", replicatedJob("w", 1, 1)));
-    bool podMade = false;
-    for (int i = 0; i < 500 && !podMade; ++i) {
-        podMade = !env.pods("bg-w-0").empty();
-        if (!podMade) std::this_thread::sleep_for(10ms);
-    }
+    // The manager's threads make the pod on their own (the bound is a hang guard).
+    bool podMade = trainer::test::waitFor([&] { return !env.pods("bg-w-0").empty(); }, trainer::test::kEventBound, 10ms);
     env.manager.stop();
     BOOST_TEST(podMade);
     BOOST_TEST(env.manager.jobSets().name() == std::string("job") + "set");

@@ -1,0 +1,62 @@
+// A JSON document serialised into memory that is zeroed before it is freed, growth included:
+// what Context::emit hands the host. A document that carries a secret (the mpi plugin's SSH
+// key, flux's CURVE key) thus leaves no copy in the plugin's heap once the host has copied it
+// (test/plugins/mpi/test_key_wipe.cpp watches every freed block for the key).
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <cstddef>
+#include <new>
+#include <string_view>
+
+namespace trainer::sdk {
+
+// Zeroes `size` bytes at `data` with volatile stores, which the compiler may not drop.
+inline void secureZero(void* data, std::size_t size) {
+    auto* p = static_cast<volatile unsigned char*>(data);
+    for (std::size_t i = 0; i < size; ++i) p[i] = 0;
+}
+
+class WipedText {
+public:
+    // A json::value or json::object (serialised as it is).
+    template <class Doc>
+    explicit WipedText(const Doc& doc) {
+        boost::json::serializer sr;
+        sr.reset(&doc);
+        grow(1024);
+        while (true) {
+            size_ += sr.read(data_ + size_, capacity_ - size_).size();
+            if (sr.done()) break;
+            grow(capacity_ * 2);
+        }
+    }
+    ~WipedText() { release(); }
+    WipedText(const WipedText&) = delete;
+    WipedText& operator=(const WipedText&) = delete;
+
+    std::string_view view() const { return {data_, size_}; }
+
+private:
+    // A larger buffer; the old one is zeroed and freed after its bytes are copied over.
+    void grow(std::size_t capacity) {
+        char* bigger = static_cast<char*>(::operator new(capacity));
+        for (std::size_t i = 0; i < size_; ++i) bigger[i] = data_[i];
+        release();
+        data_ = bigger;
+        capacity_ = capacity;
+    }
+    void release() {
+        if (!data_) return;
+        secureZero(data_, capacity_);
+        ::operator delete(data_);
+        data_ = nullptr;
+    }
+
+    char* data_ = nullptr;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+};
+
+}  // namespace trainer::sdk
