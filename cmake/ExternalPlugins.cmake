@@ -15,8 +15,9 @@ if(NOT _trainer_external_markers)
   return()
 endif()
 
-# 1. Stage the SDK. Re-run when a header or a package file changes; start from an empty
-# prefix so a removed header does not linger.
+# 1. Stage the SDK (headers, package files, the testing library TrainerSDK::testing). Re-run when
+# a header, a package file or the testing library changes; start from an empty prefix so a
+# removed header does not linger.
 set(TRAINER_SDK_PREFIX ${CMAKE_BINARY_DIR}/sdk-prefix)
 file(GLOB_RECURSE _trainer_sdk_inputs CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/sdk/include/*
@@ -26,7 +27,7 @@ add_custom_command(OUTPUT ${_trainer_sdk_stamp}
   COMMAND ${CMAKE_COMMAND} -E rm -rf ${TRAINER_SDK_PREFIX}
   COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --component sdk --prefix ${TRAINER_SDK_PREFIX}
   COMMAND ${CMAKE_COMMAND} -E touch ${_trainer_sdk_stamp}
-  DEPENDS ${_trainer_sdk_inputs}
+  DEPENDS ${_trainer_sdk_inputs} trainer_sdk_testing
   COMMENT "Staging the TrainerSDK into ${TRAINER_SDK_PREFIX}"
   VERBATIM)
 add_custom_target(trainer_sdk_stage DEPENDS ${_trainer_sdk_stamp})

@@ -220,24 +220,17 @@ bool Framework::runEditPhase(Hook hook, json::object& info, const ClusterReader&
     return true;
 }
 
-BuildResult Framework::build(json::object info, const ClusterReader& cluster) const {
-    BuildResult out;
-    out.diagnostics = checkPolicies(info);
-    if (!out.diagnostics.ok()) return out;
-    info = withOperator(std::move(info));
+EditLedger Framework::ledgerFor(const json::object& info) const {
     // Claims of plugins whose feature gates are off do not hold: upstream does not register them.
     EditLedger ledger;
     for (auto const& p : registry_.plugins())
         if (gatesOpen(*p, info))
             for (auto const& c : p->claims)
                 if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) ledger.addClaim(c, p->name);
+    return ledger;
+}
 
-    for (Hook h : {Hook::EnforceMLPolicy, Hook::EnforcePodGroupPolicy, Hook::EnforcePodSpec, Hook::PreComponentBuilder})
-        if (!runEditPhase(h, info, cluster, ledger, out.diagnostics)) {
-            out.info = std::move(info);
-            return out;
-        }
-
+void Framework::runBuilders(const json::object& info, const ClusterReader& cluster, BuildResult& out) const {
     std::string input;
     ObjectChecks checks{{}, reservedObjectNames(info), {}};
     for (auto const& p : registry_.plugins())
@@ -253,6 +246,24 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster) co
         for (auto const& e : r.emitted)
             if (auto err = acceptObject(p->name, e, checks, out.objects); !err.empty())
                 out.diagnostics.add("", err, ErrorType::Internal);
+    }
+}
+
+BuildResult Framework::build(json::object info, const ClusterReader& cluster, std::span<const Hook> phases) const {
+    BuildResult out;
+    for (Hook h : phases)
+        if (std::find(kBuildPhases.begin(), kBuildPhases.end(), h) == kBuildPhases.end())
+            out.diagnostics.add("", std::string(hookName(h)) + " is not a build phase", ErrorType::Internal);
+    if (!out.diagnostics.ok()) return out;
+    out.diagnostics = checkPolicies(info);
+    if (!out.diagnostics.ok()) return out;
+    info = withOperator(std::move(info));
+    EditLedger ledger = ledgerFor(info);
+    // The phases in pipeline order, whatever order `phases` lists them in.
+    for (Hook h : kBuildPhases) {
+        if (std::find(phases.begin(), phases.end(), h) == phases.end()) continue;
+        if (h == Hook::ComponentBuilder) runBuilders(info, cluster, out);
+        else if (!runEditPhase(h, info, cluster, ledger, out.diagnostics)) break;
     }
     if (!out.diagnostics.ok()) out.objects.clear();
     out.info = std::move(info);

@@ -8,15 +8,23 @@
 #include "core/api/errors.hpp"
 #include "core/api/object_set.hpp"
 #include "core/plugin/call.hpp"
+#include "core/plugin/edits.hpp"
 #include "core/plugin/operator_settings.hpp"
 #include "core/plugin/registry.hpp"
 
 #include <boost/json.hpp>
 
+#include <array>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace trainer::core {
+
+// The build phases, in pipeline order.
+inline constexpr std::array<Hook, 5> kBuildPhases{Hook::EnforceMLPolicy, Hook::EnforcePodGroupPolicy,
+                                                 Hook::EnforcePodSpec, Hook::PreComponentBuilder,
+                                                 Hook::ComponentBuilder};
 
 struct BuildResult {
     std::vector<json::object> objects;  // in plugin order
@@ -46,8 +54,13 @@ public:
     // CustomValidation, then the host's refusal of the env names it claims (reserved_env.hpp).
     Diagnostics validate(const json::object& info, const ClusterReader& cluster) const;
 
-    // One reconcile's build: the phases, then the objects to apply.
-    BuildResult build(json::object info, const ClusterReader& cluster) const;
+    // One reconcile's build: the edit phases, then the objects to apply. `phases` runs a part of
+    // it (one hook, for a plugin's unit test through the SDK's testing library), always in
+    // pipeline order; a hook that is not a build phase is an error. The Info edits are checked
+    // by one ledger across the phases run; the first refused edit or failed hook stops the build,
+    // and any error leaves `objects` empty (nothing is applied).
+    BuildResult build(json::object info, const ClusterReader& cluster,
+                      std::span<const Hook> phases = kBuildPhases) const;
 
     // TrainJobStatus: the new status of `trainJob`, nullopt for no change. A plugin whose
     // feature gates are off is skipped.
@@ -61,9 +74,13 @@ public:
     bool active(const LoadedPlugin& plugin, const json::object& info) const;
 
 private:
-    bool runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, class EditLedger& ledger,
+    bool runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, EditLedger& ledger,
                       Diagnostics& diag) const;
     void collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const;
+    // The ledger of one build: the env:/volume: claims of plugins whose gates are open.
+    EditLedger ledgerFor(const json::object& info) const;
+    // ComponentBuilder of every active plugin; objects checked (kind claims, reserved names, twice).
+    void runBuilders(const json::object& info, const ClusterReader& cluster, BuildResult& out) const;
 
     bool gatesOpen(const LoadedPlugin& plugin, const json::object& info) const;
 

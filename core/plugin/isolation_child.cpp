@@ -9,6 +9,8 @@
 
 #include <boost/json.hpp>
 
+#include <filesystem>
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -111,7 +113,7 @@ std::unique_ptr<LoadedPlugin> loadAndDescribe(const ChildArgs& a) {
     const trn_plugin_descriptor* d = nullptr;
     if (auto r = detail::callEntry(entry, detail::hostInfo(), d)) return refuse(*r);
     if (auto r = detail::headerProblem(d, detail::hostInfo())) return refuse(*r);
-    auto p = detail::makePlugin(d, a.path, "", PluginOptions{});
+    auto p = detail::makePlugin(d, std::filesystem::absolute(a.path).lexically_normal().string(), "", PluginOptions{});
     if (auto r = detail::readDescriptor(d, *p)) return refuse(*r);
     if (!writeAll(a.socketFd, encodeFrame(Frame{FrameType::Described, {describe(*p, d->create && d->destroy)}})))
         return nullptr;

@@ -60,6 +60,7 @@ ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, 
     // The snapshot stays even when the build fails: the TrainJob is frozen to the runtime it
     // first resolved, as upstream writes the snapshot before building (pkg/runtime/core/clustertrainingruntime.go).
     if (out.diagnostics.ok()) out.objects = std::move(r.objects);
+    out.info = std::move(r.info);
     return out;
 }
 

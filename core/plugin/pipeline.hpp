@@ -21,6 +21,7 @@ Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, con
 
 struct ReconcileBuild {
     std::vector<json::object> objects;          // what the plugins built, in plugin order
+    json::object info;                          // the Info after the phases (empty when none was built)
     // The runtime snapshot ConfigMap to apply first, if new; set whenever the runtime resolved,
     // even when the build then failed.
     std::optional<json::object> snapshot;

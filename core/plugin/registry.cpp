@@ -317,12 +317,21 @@ bool PluginRegistry::loadInProcess(const std::string& path, detail::TrustedFile&
     HookScope loading(path, "load");  // its constructors and entry point run here (crash_context.hpp)
     EntryFn* entry = nullptr;
     if (auto r = detail::loadLibrary(file, path, entry)) return refuse(*r);
+    return admitEntry(entry, path, fs::absolute(path).lexically_normal().string(), sha256, shipped, options);
+}
+
+bool PluginRegistry::admitEntry(EntryFn* entry, const std::string& path, const std::string& shownPath,
+                                const std::string& sha256, bool shipped, const PluginOptions& options) {
+    auto refuse = [&](const Refusal& r) {
+        reject(path, "plugin " + path + " was rejected: " + r.why + ".", r.code);
+        return false;
+    };
     const trn_plugin_descriptor* d = nullptr;
     if (auto r = detail::callEntry(entry, detail::hostInfo(), d)) return refuse(*r);
     if (auto r = detail::headerProblem(d, detail::hostInfo())) return refuse(*r);
     if (auto r = admissionProblem(*this, d->name, d->create && d->destroy, options, sha256)) return refuse(*r);
 
-    auto p = detail::makePlugin(d, path, sha256, options);
+    auto p = detail::makePlugin(d, shownPath, sha256, options);
     p->shipped = shipped;
     if (auto r = detail::readDescriptor(d, *p)) return refuse(*r);
     if (auto r = detail::policyHookProblem(*p)) return refuse(*r);

@@ -137,6 +137,15 @@ public:
     void loadDirectories(const std::vector<std::string>& dirs, const PluginOptions& options = {});
     // Loads one file; false and a rejection when it is refused.
     bool loadFile(const std::string& path, const PluginOptions& options = {});
+    // Loads a plugin whose entry point is linked into this process (a plugin class compiled into
+    // a unit test, through the SDK's testing library: sdk/include/trainer/testing/real_host.hpp).
+    // The path of a file once it is open: entry point, descriptor size, ABI range and name, the
+    // configuration's enabled/disabled lists, duplicate names, name pins (the sha256 is ""),
+    // descriptor, policy-hook claims, claim conflicts, create() with options.configs[name]; no
+    // trust, ELF or hash step, since no file is read. It runs in this process whatever
+    // options.isolation says. `displayName` stands for the path in rejections and listings.
+    // false and a rejection when refused.
+    bool loadEntry(trn_plugin_entry_fn entry, const std::string& displayName, const PluginOptions& options = {});
 
     // Loaded plugins in run order: priority, then name (rule 11).
     const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
@@ -171,6 +180,10 @@ private:
                        const PluginOptions& options);
     bool loadInChild(const std::string& path, detail::TrustedFile& file, const std::string& sha256, bool shipped,
                      const PluginOptions& options);
+    // From the entry point on, for a file loaded here and for loadEntry: `path` names the
+    // plugin in rejections, `shownPath` is its LoadedPlugin::path.
+    bool admitEntry(const trn_plugin_descriptor* (*entry)(const trn_host_info*), const std::string& path,
+                    const std::string& shownPath, const std::string& sha256, bool shipped, const PluginOptions& options);
 
     std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
     std::vector<Rejection> rejected_;

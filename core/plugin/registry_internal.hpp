@@ -77,7 +77,8 @@ std::optional<Refusal> callEntry(EntryFn* entry, const trn_host_info& host, cons
 std::optional<Refusal> headerProblem(const trn_plugin_descriptor* d, const trn_host_info& host);
 // What the host tells every plugin (its API table: PluginRegistry::hostApi()).
 const trn_host_info& hostInfo();
-// A LoadedPlugin of a checked descriptor (priority overrides from `options` applied).
+// A LoadedPlugin of a checked descriptor (priority overrides from `options` applied); `path` is
+// what listings and messages show (a file's absolute path).
 std::unique_ptr<LoadedPlugin> makePlugin(const trn_plugin_descriptor* d, const std::string& path,
                                          const std::string& sha256, const PluginOptions& options);
 

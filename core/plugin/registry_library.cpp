@@ -91,7 +91,7 @@ std::unique_ptr<LoadedPlugin> makePlugin(const trn_plugin_descriptor* d, const s
     p->name = d->name;
     p->version = d->version ? d->version : "";
     p->description = d->description ? d->description : "";
-    p->path = fs::absolute(path).lexically_normal().string();
+    p->path = path;
     p->sha256 = sha256;
     p->abi = d->abi_version;
     p->priority = options.priorities.count(p->name) ? options.priorities.at(p->name) : d->priority;

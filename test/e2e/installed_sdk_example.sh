@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the project to a temporary prefix, then builds, tests and loads the out-of-tree
-# paddle plugin using nothing but that prefix (find_package(TrainerSDK)) and runs golden cases on
-# it with the installed `trainer-operator test-plugins`; then, in the same prefix, the README's
+# paddle plugin using nothing but that prefix (find_package(TrainerSDK)), its unit tests linking
+# TrainerSDK::testing (the operator's real host) from that prefix, and runs golden cases on it
+# with the installed `trainer-operator test-plugins`; then, in the same prefix, the README's
 # "Write your first plugin" blocks verbatim (readme_hello.sh).
 set -euo pipefail
 build=$1 src=$2 type=${3:-RelWithDebInfo} sanitize=${4:-OFF}
@@ -12,6 +13,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/trainer-operator"
 test -f "$prefix/include/trainer/abi.h"
 test -f "$prefix/lib/cmake/TrainerSDK/TrainerSDKConfig.cmake"
+test -f "$prefix/include/trainer/testing/real_host.hpp"
+ls "$prefix"/lib/libtrainer-sdk-testing.so.* >/dev/null
 ls "$prefix/lib/trainer-operator/plugins/"*.so >/dev/null
 
 flags=""
@@ -20,6 +23,12 @@ cmake -S "$src/sdk/examples/paddle" -B "$tmp/paddle" -DCMAKE_PREFIX_PATH="$prefi
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_MODULE_LINKER_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$tmp/paddle" -j2 >/dev/null
 ctest --test-dir "$tmp/paddle" --output-on-failure
+# paddle's unit tests ran on the real host: TrainerSDK::testing from the installed prefix.
+dynamic=$(readelf -d "$tmp/paddle/paddle_test")
+grep -q 'NEEDED.*libtrainer-sdk-testing\.so' <<<"$dynamic"
+grep -E 'R(UN)?PATH' <<<"$dynamic" | grep -qF "$prefix/lib"
+cases=$("$tmp/paddle/paddle_test" --list_content 2>&1)
+grep -q resulting_info_on_the_real_host <<<"$cases"
 
 # Golden cases as a plugin author runs them: the installed binary, its shipped plugins, and the
 # plugin under test from its own build directory (sdk/docs/golden-tests.md).

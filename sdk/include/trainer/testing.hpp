@@ -1,6 +1,11 @@
 // A fake host for plugin unit tests: hands a Context to a hook and records what the plugin
 // said (diagnostics, logs, emitted documents). Cluster state for lookup() is a list of
-// objects the test provides. Not thread-safe; one Host per test.
+// objects the test provides. Not thread-safe; one Host per test. Header-only.
+//
+// To see what the edits make of the Info, or to run your plugin through the operator's own
+// registry and pipeline (claims, activation, conflicts with other plugins, the objects built),
+// use <trainer/testing/real_host.hpp> (library TrainerSDK::testing); sdk/docs/testing.md says
+// which to use when. The readers at the end of this file work on the documents of both.
 #pragma once
 
 #include <trainer/plugin.hpp>
@@ -17,6 +22,9 @@ struct Diagnostic {
     int32_t severity;
     std::string path;
     std::string message;
+    // Which input the path is in when it is not the TrainJob ("TrainingRuntime default/x"), as the
+    // operator prints it before the path; empty for plugin diagnostics (real_host.hpp fills it).
+    std::string origin = {};
 };
 
 class Host {
@@ -116,5 +124,39 @@ private:
     trn_host_info info_{};
     std::string lookupBuffer_;
 };
+
+// ---- Reading an Info document or a built object in assertions ----
+
+// Container `name` of PodSet `podSet` in an Info document (`init`: an init container), or nullptr.
+inline const json::object* podSetContainer(const json::object& info, std::string_view podSet, std::string_view name,
+                                           bool init = false) {
+    auto* ps = findByKey(getArray(info, "podSets"), "name", podSet);
+    if (!ps) return nullptr;
+    return init ? Info::initContainer(*ps, name) : Info::container(*ps, name);
+}
+// The names of a container's env vars, in order.
+inline std::vector<std::string> envNames(const json::object& container) {
+    std::vector<std::string> out;
+    if (auto* env = getArray(container, "env"))
+        for (auto const& e : *env)
+            if (e.is_object()) out.emplace_back(getString(e.as_object(), "name").value_or(""));
+    return out;
+}
+// The `value` of env var `name` of a container; "<unset>" when it has no such var, "<valueFrom>"
+// when the var is set by valueFrom (read it with findByKey(getArray(c, "env"), "name", name)).
+inline std::string envValue(const json::object& container, std::string_view name) {
+    auto* e = findByKey(getArray(container, "env"), "name", name);
+    if (!e) return "<unset>";
+    if (auto v = getString(*e, "value")) return std::string(*v);
+    return e->contains("valueFrom") ? "<valueFrom>" : "";
+}
+// The containerPort of each of a container's ports, in order.
+inline std::vector<int64_t> containerPorts(const json::object& container) {
+    std::vector<int64_t> out;
+    if (auto* ports = getArray(container, "ports"))
+        for (auto const& p : *ports)
+            if (p.is_object()) out.push_back(getInt(p.as_object(), "containerPort").value_or(-1));
+    return out;
+}
 
 }  // namespace trainer::sdk::testing

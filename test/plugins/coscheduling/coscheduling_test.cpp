@@ -4,6 +4,10 @@
 #include "coscheduling.hpp"
 #include "fixtures.hpp"
 
+#include "../../../plugins/jobset/jobset.hpp"
+#include "../../../plugins/plainml/plainml.hpp"
+#include "../../support/plugin_test.hpp"
+
 #include <trainer/quantity.hpp>
 #include <trainer/testing.hpp>
 
@@ -55,6 +59,33 @@ BOOST_AUTO_TEST_CASE(case10_golden_podgroup) {
     BOOST_TEST(json::serialize(out[0]) == json::serialize(expected));
     // No labels on the PodGroup (spec §5.4).
     BOOST_TEST(!out[0].as_object().at("metadata").as_object().contains("labels"));
+}
+
+// Conformance case 10 on the operator's real host (TrainerSDK::testing): the runtime in the
+// cluster, the Info the operator builds (singlePodRequests from the runtime's containers and the
+// TrainJob's resourcesPerNode), plainml's count, coscheduling's pod label and PodGroup, jobset's
+// JobSet carrying the label.
+BOOST_AUTO_TEST_CASE(case10_on_the_real_host) {
+    auto c = trainer::test::readCase("10-cluster-runtime-coscheduling-suspended.json");
+    sdk::testing::RealHost host;
+    BOOST_TEST_REQUIRE(host.add<cs::Coscheduling>());
+    BOOST_TEST_REQUIRE(host.add<trainer::plugins::plainml::PlainML>());
+    BOOST_TEST_REQUIRE(host.add<trainer::plugins::jobset::JobSet>());
+    host.addObject(c.at("runtimes").at(0).as_object());
+    auto out = host.buildTrainJob(c.at("trainJob").as_object());
+    BOOST_TEST_REQUIRE(out.ok(), out.describe());
+    BOOST_TEST(out.runtimeSnapshot.has_value());
+    auto* pg = out.object("PodGroup", "test-job");
+    BOOST_TEST_REQUIRE(pg);
+    BOOST_TEST(json::serialize(*pg) == json::serialize(c.at("expectedObjects").at(1)));
+    BOOST_TEST(out.info.at("scheduler").at("podLabels") == json::parse(R"({"scheduling.x-k8s.io/pod-group":"test-job"})"));
+    auto* js = out.object("JobSet", "test-job");
+    BOOST_TEST_REQUIRE(js);
+    BOOST_TEST(js->at("spec").at("suspend") == true);
+    for (auto const& rj : js->at("spec").at("replicatedJobs").as_array())
+        BOOST_TEST(rj.at("template").at("spec").at("template").at("metadata").at("labels").at("scheduling.x-k8s.io/pod-group") ==
+                       "test-job",
+                   rj.at("name").as_string());
 }
 
 struct SumCase {

@@ -2,7 +2,7 @@
 // and the embedded templates, which must be upstream's bytes.
 #include <boost/test/unit_test.hpp>
 
-#include "../torch/ml_test_kit.hpp"
+#include "../../support/plugin_test.hpp"
 
 #include "scripts.hpp"
 #include "templates.hpp"
@@ -13,7 +13,6 @@
 #include <cstdio>
 
 namespace flux = trainer::plugins::flux;
-namespace mltest = trainer::plugins::mltest;
 namespace json = boost::json;
 using trainer::sdk::Info;
 
@@ -34,9 +33,9 @@ std::string gitBlobId(std::string_view content) {
     return hex;
 }
 
-Info info(const json::object& node, const json::value& trainer, json::object flux = {}) {
-    auto runtime = mltest::makeRuntime(json::object{{"numNodes", 1}, {"flux", flux}}, node);
-    return Info(mltest::buildInfo(runtime, mltest::makeTrainJob(trainer)));
+Info info(const json::object& node, const json::value& trainerSpec, json::object flux = {}) {
+    auto runtime = trainer::test::makeRuntime(json::object{{"numNodes", 1}, {"flux", flux}}, node);
+    return Info(trainer::test::infoFor(trainer::test::makeTrainJob(trainerSpec), runtime));
 }
 
 }  // namespace

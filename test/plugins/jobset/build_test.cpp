@@ -12,10 +12,9 @@ namespace testing = trainer::sdk::testing;
 BOOST_AUTO_TEST_SUITE(prebuild)
 
 BOOST_AUTO_TEST_CASE(worked_example_parallelism_and_endpoints) {
-    testing::Host host;
-    json::object info = workedExampleInfo();
-    runPreBuild(info, host);
-    BOOST_TEST(host.errors().empty());
+    auto out = JobSetHost().preBuild(workedExampleInfo());
+    BOOST_TEST_REQUIRE(out.ok(), out.describe());
+    const json::object& info = out.info;
     struct Row { const char* job; int64_t count; };
     for (Row r : {Row{"dataset-initializer", 1}, Row{"model-initializer", 1}, Row{"node", 100}}) {
         std::string base = std::string("/jobSetSpec/replicatedJobs/") + r.job + "/template/spec/";
@@ -69,9 +68,9 @@ BOOST_AUTO_TEST_CASE(endpoints_table) {
     };
     for (auto const& c : cases) {
         BOOST_TEST_CONTEXT(c.name) {
-            testing::Host host;
-            auto info = endpointInfo(c.network, c.replicas, c.count);
-            runPreBuild(info, host);
+            auto out = JobSetHost().preBuild(endpointInfo(c.network, c.replicas, c.count));
+            BOOST_TEST_REQUIRE(out.ok(), out.describe());
+            const json::object& info = out.info;
             auto got = [&](size_t i) {
                 std::vector<std::string> v;
                 for (auto const& e : info.at("podSets").as_array()[i].at("endpoints").as_array())
@@ -80,9 +79,8 @@ BOOST_AUTO_TEST_CASE(endpoints_table) {
             };
             BOOST_TEST(got(0) == c.launcher, boost::test_tools::per_element());
             BOOST_TEST(got(1) == c.node, boost::test_tools::per_element());
-            auto* par = at(info, "/jobSetSpec/replicatedJobs/1/template/spec/parallelism");
-            BOOST_REQUIRE(par);
-            BOOST_TEST(par->as_int64() == c.count);
+            BOOST_TEST(info.at("jobSetSpec").at("replicatedJobs").at(1).at("template").at("spec").at("parallelism").as_int64() ==
+                       c.count);
         }
     }
 }
@@ -110,9 +108,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(build)
 
 BOOST_AUTO_TEST_CASE(worked_example_jobset) {
-    testing::Host host;
-    json::object js = buildOne(workedExampleInfo(), host);
-    BOOST_TEST(host.errors().empty());
+    json::object js = JobSetHost().buildOne(workedExampleInfo());
     BOOST_TEST(js.at("apiVersion").as_string() == "jobset.x-k8s.io/v1alpha2");
     BOOST_TEST(js.at("kind").as_string() == "JobSet");
     const auto& md = js.at("metadata").as_object();
@@ -171,7 +167,6 @@ BOOST_AUTO_TEST_CASE(worked_example_jobset) {
 }
 
 BOOST_AUTO_TEST_CASE(initializer_env_and_env_from) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     auto& spec = info["trainJob"].as_object()["spec"].as_object();
     spec["initializer"] = obj(R"({
@@ -185,7 +180,7 @@ BOOST_AUTO_TEST_CASE(initializer_env_and_env_from) {
                     .as_object()["containers"].as_array()[0].as_object();
     dsc["env"] = json::parse(R"([{"name":"FIRST","value":"a"},{"name":"STORAGE_URI","value":"old"}])");
 
-    json::object js = buildOne(std::move(info), host);
+    json::object js = JobSetHost().buildOne(info);
     const auto& ds = containerOf(js, "dataset-initializer", "dataset-initializer");
     BOOST_TEST(ds.at("env") == json::parse(R"([{"name":"FIRST","value":"a"},{"name":"STORAGE_URI","value":"from-env"},
                                               {"name":"DS_EXTRA","value":"1"}])"));
@@ -213,42 +208,36 @@ BOOST_AUTO_TEST_CASE(existing_jobset_skip_rule) {
     };
     for (auto const& c : cases) {
         BOOST_TEST_CONTEXT(c.name) {
-            testing::Host host;
             json::object info = workedExampleInfo();
             info["trainJob"].as_object()["spec"].as_object()["suspend"] = c.trainJobSuspend;
+            std::vector<json::object> cluster;
             if (c.exists)
-                host.cluster.push_back(obj(std::string(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+                cluster.push_back(obj(std::string(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
                     "metadata":{"name":"test-job","namespace":"default"},"spec":{"suspend":)") +
-                                           (c.jobSetSuspend ? "true" : "false") + "}}"));
-            runPreBuild(info, host);
-            auto out = runBuild(info, host);
-            BOOST_TEST(host.errors().empty());
-            BOOST_REQUIRE_EQUAL(out.size(), c.built ? 1u : 0u);
-            if (c.built) BOOST_TEST(out[0].at("spec").at("suspend").as_bool() == c.trainJobSuspend);
+                                      (c.jobSetSuspend ? "true" : "false") + "}}"));
+            auto out = JobSetHost(cluster).host.run({testing::Hook::PreComponentBuilder, testing::Hook::ComponentBuilder}, info);
+            BOOST_TEST(out.ok(), out.describe());
+            BOOST_REQUIRE_EQUAL(out.objects.size(), c.built ? 1u : 0u);
+            if (c.built) BOOST_TEST(out.objects[0].at("spec").at("suspend").as_bool() == c.trainJobSuspend);
         }
     }
 }
 
 BOOST_AUTO_TEST_CASE(jobset_in_other_namespace_does_not_count) {
-    testing::Host host;
-    host.cluster.push_back(obj(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
-        "metadata":{"name":"test-job","namespace":"other"},"spec":{}})"));
-    json::object info = workedExampleInfo();
-    runPreBuild(info, host);
-    BOOST_TEST(runBuild(info, host).size() == 1u);
+    JobSetHost h({obj(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+        "metadata":{"name":"test-job","namespace":"other"},"spec":{}})")});
+    BOOST_TEST(h.buildOne(workedExampleInfo()).at("kind").as_string() == "JobSet");
 }
 
 BOOST_AUTO_TEST_CASE(suspend_absent_is_omitted_and_runtime_suspend_dropped) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     info["trainJob"].as_object()["spec"].as_object().erase("suspend");
     info["jobSetSpec"].as_object()["suspend"] = true;
-    json::object js = buildOne(std::move(info), host);
+    json::object js = JobSetHost().buildOne(info);
     BOOST_TEST(!js.at("spec").as_object().contains("suspend"));
 }
 
 BOOST_AUTO_TEST_CASE(labels_annotations_and_scheduler_pod_metadata) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     info["labels"] = obj(R"({"team":"a"})");
     info["annotations"] = obj(R"({"note":"b"})");
@@ -257,7 +246,7 @@ BOOST_AUTO_TEST_CASE(labels_annotations_and_scheduler_pod_metadata) {
     auto& nodeTpl = info["jobSetSpec"].as_object()["replicatedJobs"].as_array()[2].as_object()["template"]
                         .as_object()["spec"].as_object()["template"].as_object();
     nodeTpl["metadata"] = obj(R"({"labels":{"keep":"me"}})");
-    json::object js = buildOne(std::move(info), host);
+    json::object js = JobSetHost().buildOne(info);
     BOOST_TEST(js.at("metadata").at("labels") == obj(R"({"team":"a"})"));
     BOOST_TEST(js.at("metadata").at("annotations") == obj(R"({"note":"b"})"));
     for (auto job : {"dataset-initializer", "model-initializer", "node"}) {
@@ -272,17 +261,15 @@ BOOST_AUTO_TEST_CASE(labels_annotations_and_scheduler_pod_metadata) {
 }
 
 BOOST_AUTO_TEST_CASE(more_podsets_than_replicated_jobs_is_an_error) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     info["jobSetSpec"].as_object()["replicatedJobs"].as_array().pop_back();
-    auto out = runBuild(info, host);
-    BOOST_TEST(out.empty());
-    BOOST_REQUIRE_EQUAL(host.errors().size(), 1u);
-    BOOST_TEST(host.errors()[0].message == "runtime template has 2 replicatedJobs but runtime info has 3 podSets");
+    auto out = JobSetHost().build(info);
+    BOOST_TEST(out.objects.empty());
+    BOOST_REQUIRE_EQUAL(out.errors().size(), 1u);
+    BOOST_TEST(out.errors()[0].message == "runtime template has 2 replicatedJobs but runtime info has 3 podSets");
 }
 
 BOOST_AUTO_TEST_CASE(podset_merge_volumes_ports_init_containers) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     auto& ps = info["podSets"].as_array()[2].as_object();
     ps["volumes"].as_array().push_back(obj(R"({"name":"mpi-ssh-auth","secret":{"secretName":"s"}})"));
@@ -291,7 +278,7 @@ BOOST_AUTO_TEST_CASE(podset_merge_volumes_ports_init_containers) {
     c["ports"].as_array().push_back(obj(R"({"containerPort":2222,"name":"ssh"})"));
     c["volumeMounts"].as_array().push_back(obj(R"({"name":"mpi-ssh-auth","mountPath":"/root/.ssh"})"));
     ps["initContainers"] = json::parse(R"([{"name":"init-a","image":"busybox","env":[{"name":"X","value":"1"}]}])");
-    json::object js = buildOne(std::move(info), host);
+    json::object js = JobSetHost().buildOne(info);
     const auto& podSpec = podSpecOf(replicatedJob(js, "node"));
     BOOST_TEST(podSpec.at("volumes") == json::parse(R"([{"name":"initializer","emptyDir":{}},
                                                         {"name":"mpi-ssh-auth","secret":{"secretName":"s"}}])"));
@@ -314,7 +301,6 @@ BOOST_AUTO_TEST_CASE(podset_merge_volumes_ports_init_containers) {
 // still replace the runtime's, as upstream's builder assigns them) and empty lists of the
 // template are all absent; empty objects (`emptyDir: {}`) stay.
 BOOST_AUTO_TEST_CASE(no_empty_lists_in_the_jobset) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     auto& trainer = info["trainJob"].as_object()["spec"].as_object()["trainer"].as_object();
     trainer["command"] = json::array{};
@@ -327,8 +313,7 @@ BOOST_AUTO_TEST_CASE(no_empty_lists_in_the_jobset) {
     podSpec["tolerations"] = json::array{};
     podSpec["volumes"] = json::parse(R"([{"name":"initializer","emptyDir":{}}])");
     info["podSets"].as_array()[0].as_object()["volumes"] = podSpec["volumes"];
-    json::object js = buildOne(std::move(info), host);
-    BOOST_TEST(host.errors().empty());
+    json::object js = JobSetHost().buildOne(info);
 
     std::vector<std::string> emptyLists;
     std::function<void(const json::value&, const std::string&)> walk = [&](const json::value& v, const std::string& p) {
@@ -355,7 +340,6 @@ BOOST_AUTO_TEST_CASE(no_empty_lists_in_the_jobset) {
 // replaces the template's first unnamed port (here 8080 with its hostPort). Here a port is
 // replaced only by the same containerPort or the same non-empty name.
 BOOST_AUTO_TEST_CASE(unnamed_runtime_port_is_kept_beside_the_trainer_port) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     auto& rj = info["jobSetSpec"].as_object()["replicatedJobs"].as_array()[2].as_object();
     auto& tmpl = rj["template"].as_object()["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"]
@@ -365,7 +349,7 @@ BOOST_AUTO_TEST_CASE(unnamed_runtime_port_is_kept_beside_the_trainer_port) {
     auto& psc = info["podSets"].as_array()[2].as_object()["containers"].as_array()[0].as_object();
     psc["ports"] = json::parse(R"([{"containerPort":8080,"hostPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090},
                                    {"containerPort":29500}])");
-    json::object js = buildOne(std::move(info), host);
+    json::object js = JobSetHost().buildOne(info);
     BOOST_TEST(containerOf(js, "node", "node").at("ports") ==
                json::parse(R"([{"containerPort":8080,"hostPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090},
                                {"containerPort":29500}])"));
@@ -376,14 +360,13 @@ BOOST_AUTO_TEST_CASE(unnamed_runtime_port_is_kept_beside_the_trainer_port) {
 // `fileKeyRef` becomes `valueFrom: {}` and the Job's pods are refused. Here the env var is
 // copied as written, into the trainer and the initializer containers.
 BOOST_AUTO_TEST_CASE(file_key_ref_env_is_copied_as_written) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     const json::value fileEnv = json::parse(
         R"({"name":"TOKEN","valueFrom":{"fileKeyRef":{"path":"vars.env","volumeName":"cfg","key":"TOKEN","optional":false}}})");
     auto& spec = info["trainJob"].as_object()["spec"].as_object();
     spec["trainer"].as_object()["env"] = json::array{fileEnv};
     spec["initializer"] = json::object{{"dataset", json::object{{"env", json::array{fileEnv}}}}};
-    json::object js = buildOne(std::move(info), host);
+    json::object js = JobSetHost().buildOne(info);
     auto find = [](const json::object& c) { return sdk::findByKey(&c.at("env").as_array(), "name", "TOKEN"); };
     const auto* onNode = find(containerOf(js, "node", "node"));
     BOOST_REQUIRE(onNode);
@@ -407,7 +390,20 @@ BOOST_AUTO_TEST_CASE(mpi_run_launcher_as_node_gets_trainer_env) {
           "spec":{"template":{"spec":{"containers":[{"name":"node","image":"img:rt"}]}}}}}]},
       "podSets":[{"name":"node","ancestor":null,"count":1,"containers":[{"name":"node","env":[]}]},
                  {"name":"launcher","ancestor":"trainer","count":1,"containers":[{"name":"node","env":[]}]}]})");
-    json::object js = buildOne(std::move(info), host);
+    // mpi is not loaded here (the host would refuse a runtime configuring it): jobset's hooks are
+    // called directly and their edits applied by the operator's ledger.
+    auto ctx = host.context("jobset");
+    JobSet plugin(json::object{}, ctx);
+    sdk::Edits edits(ctx);
+    plugin.preBuild(sdk::Info(info), edits, ctx);
+    auto pre = testing::applyEdits(info, host.emitted, "jobset");
+    BOOST_TEST_REQUIRE(pre.ok(), pre.describe());
+    host.clear();
+    sdk::Objects objects(ctx);
+    plugin.build(sdk::Info(pre.info), objects, ctx);
+    BOOST_TEST_REQUIRE(host.errors().empty());
+    BOOST_REQUIRE_EQUAL(host.emitted.size(), 1u);
+    json::object js = host.emitted[0].as_object();
     for (auto job : {"node", "launcher"})
         BOOST_TEST(containerOf(js, job, "node").at("env") == json::parse(R"([{"name":"E","value":"v"}])"), job);
     BOOST_TEST(containerOf(js, "launcher", "node").at("image").as_string() == "img:tj");
@@ -417,10 +413,9 @@ BOOST_AUTO_TEST_CASE(mpi_run_launcher_as_node_gets_trainer_env) {
 }
 
 BOOST_AUTO_TEST_CASE(no_trainer_keeps_runtime_container) {
-    testing::Host host;
     json::object info = workedExampleInfo();
     info["trainJob"].as_object()["spec"].as_object().erase("trainer");
-    json::object js = buildOne(std::move(info), host);
+    json::object js = JobSetHost().buildOne(info);
     const auto& node = containerOf(js, "node", "node");
     BOOST_TEST(node.at("command") == json::array({"runtime"}));
     BOOST_TEST(node.at("args") == json::array({"runtime"}));

@@ -1,8 +1,11 @@
 #define BOOST_TEST_MODULE plugin_mpi
 #include <boost/test/unit_test.hpp>
 
+#include "expected_match.hpp"
 #include "mpi.hpp"
-#include "support.hpp"
+
+#include "../../../plugins/jobset/jobset.hpp"
+#include "../../support/plugin_test.hpp"
 
 #include <optional>
 #include <string>
@@ -10,11 +13,13 @@
 
 namespace mpi = trainer::plugins::mpi;
 namespace sdk = trainer::sdk;
+namespace testing = trainer::sdk::testing;
 using namespace mpitest;
 
 namespace {
 
 const std::string kCase08 = std::string(TRAINER_GOLDEN_DIR) + "/upstream/08-mpi-openmpi-launcher-not-node.json";
+json::value parse(std::string_view s) { return json::parse(s); }
 
 struct Run {
     std::vector<json::value> emitted;
@@ -24,6 +29,8 @@ struct Run {
 
 enum class Hook { Validate, Enforce, Build };
 
+// One hook of the plugin class called directly on the fake host: what the plugin does by itself
+// (where the operator would not call it, too) and the raw documents it emits.
 Run run(Hook hook, const json::object& infoDoc, const std::vector<json::object>& cluster = {}) {
     sdk::testing::Host host;
     host.cluster = cluster;
@@ -42,14 +49,14 @@ Run run(Hook hook, const json::object& infoDoc, const std::vector<json::object>&
     return Run{host.emitted, host.errors(), host.logs};
 }
 
-// Case 08 as an Info, with optional changes to the TrainJob's trainer and the runtime's mpi.
+// Case 08, with optional changes to the TrainJob's trainer and the runtime's mpi.
 struct Case {
     json::object trainJob;
     json::object runtime;
     json::object expectedJobSet, expectedConfigMap, expectedSecret;
 
     Case() {
-        json::object c = readJson(kCase08);
+        json::object c = trainer::test::readCase("08-mpi-openmpi-launcher-not-node.json");
         trainJob = c.at("trainJob").as_object();
         runtime = c.at("runtimes").as_array().at(0).as_object();
         for (auto const& o : c.at("expectedObjects").as_array()) {
@@ -73,22 +80,27 @@ struct Case {
         return rj["template"].as_object()["spec"].as_object()["template"].as_object()["spec"].as_object()
             ["containers"].as_array()[0].as_object();
     }
-    json::object info() const { return makeInfo(trainJob, runtime); }
+    // The Info the operator builds for the case (CRD defaults applied).
+    json::object info() const { return trainer::test::infoFor(trainJob, runtime); }
 };
 
-// Runs Enforce, applies the edits, fills endpoints, runs Build: the mpi part of one reconcile.
-struct Reconcile {
-    json::object info;
-    Run enforce, build;
+// mpi and jobset on the operator's real host, with `cluster` as what lookups find.
+struct MpiHost {
+    testing::RealHost host;
+    explicit MpiHost(const std::vector<json::object>& cluster = {}) {
+        BOOST_TEST_REQUIRE(host.add<mpi::MpiPlugin>());
+        BOOST_TEST_REQUIRE(host.add<trainer::plugins::jobset::JobSet>());
+        for (auto const& o : cluster) host.addObject(o);
+    }
 };
-Reconcile reconcile(const Case& c, const std::vector<json::object>& cluster = {}) {
-    Reconcile r;
-    r.info = c.info();
-    r.enforce = run(Hook::Enforce, r.info);
-    applyEdits(r.info, r.enforce.emitted);
-    fillEndpoints(r.info);
-    r.build = run(Hook::Build, r.info, cluster);
-    return r;
+
+// One reconcile's build phases on the real host: mpi's EnforceMLPolicy, jobset's endpoints and
+// parallelism, then mpi's Secret and hostfile ConfigMap beside jobset's JobSet.
+testing::Outcome reconcile(const json::object& info, const std::vector<json::object>& cluster = {}) {
+    return MpiHost(cluster).host.build(info);
+}
+testing::Outcome reconcile(const Case& c, const std::vector<json::object>& cluster = {}) {
+    return reconcile(c.info(), cluster);
 }
 
 const json::object& podSet(const json::object& info, std::string_view name) {
@@ -98,27 +110,25 @@ const json::object& podSet(const json::object& info, std::string_view name) {
 }
 
 std::vector<std::string> envNames(const json::object& info, std::string_view ps) {
-    std::vector<std::string> out;
-    for (auto const& e : podSet(info, ps).at("containers").as_array()[0].as_object().at("env").as_array())
-        out.emplace_back(e.as_object().at("name").as_string());
-    return out;
+    return testing::envNames(podSet(info, ps).at("containers").as_array()[0].as_object());
 }
 
 std::string envValue(const json::object& info, std::string_view ps, std::string_view name) {
-    for (auto const& e : podSet(info, ps).at("containers").as_array()[0].as_object().at("env").as_array())
-        if (e.as_object().at("name").as_string() == name) return std::string(e.as_object().at("value").as_string());
-    return "<none>";
+    return testing::envValue(podSet(info, ps).at("containers").as_array()[0].as_object(), name);
 }
 
-const json::object* object(const Run& r, std::string_view kind) {
-    for (auto const& o : r.emitted)
-        if (o.as_object().at("kind").as_string() == kind) return &o.as_object();
-    return nullptr;
+// The objects mpi built (what jobset built left out), in emit order.
+std::vector<json::object> mpiObjects(const testing::Outcome& r) {
+    std::vector<json::object> out;
+    for (auto const& o : r.objects)
+        if (o.at("kind").as_string() != "JobSet") out.push_back(o);
+    return out;
 }
 
-std::string hostfileOf(const Run& r) {
-    auto* cm = object(r, "ConfigMap");
-    return cm ? std::string(cm->at("data").at("hostfile").as_string()) : "<no configmap>";
+std::string hostfileOf(const testing::Outcome& r) {
+    for (auto const& o : r.objects)
+        if (o.at("kind").as_string() == "ConfigMap") return std::string(o.at("data").at("hostfile").as_string());
+    return "<no configmap>";
 }
 
 int64_t countOf(const json::object& info, std::string_view ps) { return podSet(info, ps).at("count").as_int64(); }
@@ -128,17 +138,17 @@ int64_t countOf(const json::object& info, std::string_view ps) { return podSet(i
 BOOST_AUTO_TEST_CASE(golden_case_08_pod_sets_match_expected_jobset) {
     Case c;
     auto r = reconcile(c);
-    BOOST_TEST_REQUIRE(r.enforce.errors.empty());
-    // Each PodSet, merged back as the JobSet builder would, matches the expected pod spec.
+    BOOST_TEST_REQUIRE(r.ok(), r.describe());
+    // The JobSet jobset builds from mpi's edits matches the expected one.
+    auto* jobSet = r.object("JobSet", "test-job");
+    BOOST_TEST_REQUIRE(jobSet);
+    json::value actual = *jobSet;
+    std::vector<std::string> errs;
+    match(c.expectedJobSet, &actual, "JobSet", "", errs);
+    BOOST_TEST(errs.empty(), joinErrors(errs));
     for (auto const& rj : c.expectedJobSet.at("spec").at("replicatedJobs").as_array()) {
         const auto& name = rj.at("name").as_string();
-        const auto& ps = podSet(r.info, name);
-        const auto& jobSpec = rj.at("template").at("spec").as_object();
-        json::value actual = json::object{{"containers", ps.at("containers")}, {"volumes", ps.at("volumes")}};
-        std::vector<std::string> errs;
-        match(jobSpec.at("template").at("spec"), &actual, std::string(name), "", errs);
-        BOOST_TEST(errs.empty(), joinErrors(errs));
-        BOOST_TEST(ps.at("count").as_int64() == jobSpec.at("parallelism").as_int64(), name);
+        BOOST_TEST(countOf(r.info, name) == rj.at("template").at("spec").at("parallelism").as_int64(), name);
     }
 }
 
@@ -160,22 +170,23 @@ BOOST_AUTO_TEST_CASE(golden_case_08_launcher_env_in_upstream_order) {
 BOOST_AUTO_TEST_CASE(golden_case_08_objects) {
     Case c;
     auto r = reconcile(c);
-    BOOST_TEST_REQUIRE(r.build.errors.empty());
-    BOOST_TEST_REQUIRE(r.build.emitted.size() == 2u);
+    BOOST_TEST_REQUIRE(r.ok(), r.describe());
+    auto objects = mpiObjects(r);
+    BOOST_TEST_REQUIRE(objects.size() == 2u);
     // Upstream order: Secret, then ConfigMap.
-    BOOST_TEST(r.build.emitted[0].at("kind").as_string() == "Secret");
-    BOOST_TEST(r.build.emitted[1].at("kind").as_string() == "ConfigMap");
+    BOOST_TEST(objects[0].at("kind").as_string() == "Secret");
+    BOOST_TEST(objects[1].at("kind").as_string() == "ConfigMap");
     for (auto const* want : {&c.expectedConfigMap, &c.expectedSecret}) {
         std::vector<std::string> errs;
-        auto* got = object(r.build, want->at("kind").as_string());
+        auto* got = r.object(want->at("kind").as_string(), want->at("metadata").at("name").as_string());
         BOOST_TEST_REQUIRE(got);
         json::value actual = *got;
         match(*want, &actual, std::string(want->at("kind").as_string()), "", errs);
         BOOST_TEST(errs.empty(), joinErrors(errs));
     }
-    BOOST_TEST(hostfileOf(r.build) == "test-job-node-0-0.test-job slots=8\ntest-job-node-0-1.test-job slots=8\n");
+    BOOST_TEST(hostfileOf(r) == "test-job-node-0-0.test-job slots=8\ntest-job-node-0-1.test-job slots=8\n");
     // Exactly the fields of a Secret apply config (no stray members).
-    auto* secret = object(r.build, "Secret");
+    auto* secret = &objects[0];
     BOOST_TEST(secret->size() == 6u);
     BOOST_TEST(secret->at("data").as_object().size() == 2u);
 }
@@ -212,10 +223,10 @@ BOOST_AUTO_TEST_CASE(run_launcher_as_node_counts_and_hostfile) {
         c.mpiPolicy()["runLauncherAsNode"] = true;
         c.trainer()["numNodes"] = row.numNodes;
         auto r = reconcile(c);
-        BOOST_TEST(r.enforce.errors.empty());
+        BOOST_TEST(r.ok(), r.describe());
         BOOST_TEST(countOf(r.info, "node") == row.wantNodeCount, "numNodes=" << row.numNodes);
         BOOST_TEST(countOf(r.info, "launcher") == 1);
-        BOOST_TEST(hostfileOf(r.build) == row.wantHostfile, "numNodes=" << row.numNodes);
+        BOOST_TEST(hostfileOf(r) == row.wantHostfile, "numNodes=" << row.numNodes);
     }
 }
 
@@ -232,7 +243,7 @@ BOOST_AUTO_TEST_CASE(without_run_launcher_as_node_counts) {
     c.trainer().erase("numNodes");
     auto r = reconcile(c);
     BOOST_TEST(countOf(r.info, "node") == 1);
-    for (auto const& e : r.enforce.emitted) BOOST_TEST(e.at("path").as_string() != "/podSets/node/count");
+    for (auto const& e : run(Hook::Enforce, c.info()).emitted) BOOST_TEST(e.at("path").as_string() != "/podSets/node/count");
 }
 
 BOOST_AUTO_TEST_CASE(custom_subdomain_in_hostfile) {
@@ -240,7 +251,7 @@ BOOST_AUTO_TEST_CASE(custom_subdomain_in_hostfile) {
     c.runtime["spec"].as_object()["template"].as_object()["spec"].as_object()["network"] =
         json::object{{"subdomain", "mpi-net"}};
     auto r = reconcile(c);
-    BOOST_TEST(hostfileOf(r.build) == "test-job-node-0-0.mpi-net slots=8\ntest-job-node-0-1.mpi-net slots=8\n");
+    BOOST_TEST(hostfileOf(r) == "test-job-node-0-0.mpi-net slots=8\ntest-job-node-0-1.mpi-net slots=8\n");
 }
 
 BOOST_AUTO_TEST_CASE(slots_table) {
@@ -288,7 +299,7 @@ BOOST_AUTO_TEST_CASE(slots_table) {
         auto r = reconcile(c);
         BOOST_TEST(envValue(r.info, "launcher", "OMPI_MCA_orte_set_default_slots") == std::to_string(row.want),
                    row.name);
-        BOOST_TEST(hostfileOf(r.build).find("slots=" + std::to_string(row.want) + "\n") != std::string::npos,
+        BOOST_TEST(hostfileOf(r).find("slots=" + std::to_string(row.want) + "\n") != std::string::npos,
                    row.name);
     }
 }
@@ -311,7 +322,7 @@ BOOST_AUTO_TEST_CASE(only_containers_named_node_are_touched) {
     Case c;
     c.nodeContainer("launcher")["name"] = "mpirun";
     auto r = reconcile(c);
-    BOOST_TEST(r.enforce.errors.empty());
+    BOOST_TEST(r.ok(), r.describe());
     auto const& launcher = podSet(r.info, "launcher");
     BOOST_TEST(launcher.at("containers").as_array()[0].at("env").as_array().empty());
     BOOST_TEST(launcher.at("containers").as_array()[0].at("volumeMounts").as_array().empty());
@@ -327,13 +338,13 @@ BOOST_AUTO_TEST_CASE(existing_secret_is_not_re_emitted) {
                           {"kind", "Secret"},
                           {"metadata", json::object{{"name", "test-job-mpi-ssh-auth"}, {"namespace", "default"}}}};
     auto r = reconcile(c, {existing});
-    BOOST_TEST(r.build.errors.empty());
-    BOOST_TEST_REQUIRE(r.build.emitted.size() == 1u);
-    BOOST_TEST(r.build.emitted[0].at("kind").as_string() == "ConfigMap");
+    BOOST_TEST(r.ok(), r.describe());
+    BOOST_TEST_REQUIRE(mpiObjects(r).size() == 1u);
+    BOOST_TEST(mpiObjects(r)[0].at("kind").as_string() == "ConfigMap");
     // A Secret in another namespace does not count.
     existing["metadata"].as_object()["namespace"] = "other";
     auto r2 = reconcile(c, {existing});
-    BOOST_TEST(r2.build.emitted.size() == 2u);
+    BOOST_TEST(mpiObjects(r2).size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_implementation_error_names_it) {
@@ -344,10 +355,9 @@ BOOST_AUTO_TEST_CASE(unknown_implementation_error_names_it) {
         BOOST_TEST_REQUIRE(r.errors.size() == 1u);
         BOOST_TEST(r.errors[0].message == "MPI implementation for " + impl + " doesn't supported");
         BOOST_TEST(r.emitted.empty());
-        // Build writes no hostfile lines for it.
-        auto info = c.info();
-        fillEndpoints(info);
-        auto b = run(Hook::Build, info);
+        // Build writes no hostfile lines for it (after jobset's endpoints, on the real host).
+        auto b = MpiHost().host.run({testing::Hook::PreComponentBuilder, testing::Hook::ComponentBuilder}, c.info());
+        BOOST_TEST(b.ok(), b.describe());
         BOOST_TEST(hostfileOf(b) == "");
     }
 }
@@ -365,12 +375,14 @@ BOOST_AUTO_TEST_CASE(not_an_mpi_runtime_is_ignored) {
 
 BOOST_AUTO_TEST_CASE(missing_crd_defaults_fall_back_safely) {
     Case c;
-    c.runtime["spec"].as_object()["mlPolicy"].as_object()["mpi"] = json::object{};
     c.trainer().erase("numProcPerNode");
-    auto r = reconcile(c);
-    BOOST_TEST(r.enforce.errors.empty());
+    // The operator hands plugins the runtime with its CRD defaults: this Info lacks them.
+    auto info = c.info();
+    info["runtimePolicy"].as_object()["mlPolicy"].as_object()["mpi"] = json::object{};
+    auto r = reconcile(info);
+    BOOST_TEST(r.ok(), r.describe());
     BOOST_TEST(envValue(r.info, "launcher", "OMPI_MCA_orte_set_default_slots") == "1");
-    BOOST_TEST(hostfileOf(r.build) == "test-job-node-0-0.test-job slots=1\ntest-job-node-0-1.test-job slots=1\n");
+    BOOST_TEST(hostfileOf(r) == "test-job-node-0-0.test-job slots=1\ntest-job-node-0-1.test-job slots=1\n");
 }
 
 BOOST_AUTO_TEST_CASE(validation_messages) {

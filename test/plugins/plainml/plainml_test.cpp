@@ -1,10 +1,11 @@
-// The plainml plugin: EnforceMLPolicy edits (spec §5.1) and its ABI descriptor.
+// The plainml plugin: EnforceMLPolicy edits (spec §5.1), the Info they make on the real host,
+// and its ABI descriptor.
 #define BOOST_TEST_MODULE plainml_test
 #include <boost/test/unit_test.hpp>
 
 #include "plainml.hpp"
 
-#include <trainer/testing.hpp>
+#include <trainer/testing/real_host.hpp>
 
 #include <dlfcn.h>
 
@@ -83,6 +84,54 @@ BOOST_AUTO_TEST_CASE(enforce_table) {
             BOOST_TEST(paths(edits) == c.paths, boost::test_tools::per_element());
             BOOST_REQUIRE_EQUAL(edits.size(), c.values.size());
             for (size_t i = 0; i < edits.size(); ++i) BOOST_TEST(edits[i].at("value") == json::parse(c.values[i]));
+        }
+    }
+}
+
+// The same edits applied by the operator's ledger on the real host (TrainerSDK::testing), on the
+// Info it builds: the resulting count and env of the trainer's `node` container.
+BOOST_AUTO_TEST_CASE(resulting_info_on_the_real_host) {
+    struct Case {
+        const char* name;
+        const char* trainer;
+        const char* mlPolicy;  // the runtime's; nullptr: none
+        int64_t count;
+        const char* env;  // the node container's env afterwards
+    };
+    const std::vector<Case> cases = {
+        {"no trainer: runtime values", nullptr, R"({"numNodes":2})", 2, R"([{"name":"RUNTIME","value":"rt"}])"},
+        {"numNodes over the runtime's", R"({"numNodes":5})", R"({"numNodes":2})", 5, R"([{"name":"RUNTIME","value":"rt"}])"},
+        {"no mlPolicy: PodSet count from the template", R"({"numNodes":3})", nullptr, 3, R"([{"name":"RUNTIME","value":"rt"}])"},
+        {"env replaced in place, then appended, names escaped and back",
+         R"({"env":[{"name":"RUNTIME","value":"tj"},{"name":"A~/B","value":"1"}]})", R"({"numNodes":1})", 1,
+         R"([{"name":"RUNTIME","value":"tj"},{"name":"A~/B","value":"1"}])"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            auto runtime = json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainingRuntime",
+              "metadata":{"name":"rt","namespace":"default"},
+              "spec":{"template":{"spec":{"replicatedJobs":[{"name":"trainer-job",
+                "template":{"metadata":{"labels":{"trainer.kubeflow.org/trainjob-ancestor-step":"trainer"}},
+                  "spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"s"},
+                    {"name":"node","image":"i","env":[{"name":"RUNTIME","value":"rt"}]}]}}}}}]}}}})")
+                               .as_object();
+            if (c.mlPolicy) runtime["spec"].as_object()["mlPolicy"] = json::parse(c.mlPolicy);
+            auto trainJob = json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob",
+              "metadata":{"name":"job","namespace":"default","uid":"u"},
+              "spec":{"runtimeRef":{"name":"rt","kind":"TrainingRuntime"}}})")
+                                .as_object();
+            if (c.trainer) trainJob["spec"].as_object()["trainer"] = json::parse(c.trainer);
+            auto built = sdk::testing::buildInfo(trainJob, runtime);
+            BOOST_TEST_REQUIRE(built.ok(), built.describe());
+            sdk::testing::RealHost host;
+            BOOST_TEST_REQUIRE(host.add<PlainML>());
+            auto out = host.run(sdk::testing::Hook::EnforceMLPolicy, built.info);
+            BOOST_TEST_REQUIRE(out.ok(), out.describe());
+            auto* ps = sdk::Info(out.info).podSet("trainer-job");
+            BOOST_TEST_REQUIRE(ps);
+            BOOST_TEST(ps->at("count").as_int64() == c.count);
+            BOOST_TEST(sdk::Info::container(*ps, "node")->at("env") == json::parse(c.env));
+            BOOST_TEST(sdk::Info::container(*ps, "sidecar")->at("env").as_array().empty());
         }
     }
 }

@@ -1,23 +1,31 @@
 #define BOOST_TEST_MODULE torch_plugin_test
 #include <boost/test/unit_test.hpp>
 
-#include "ml_test_kit.hpp"
+#include "../../support/plugin_test.hpp"
 
 #include "../../../plugins/torch/torch.hpp"
 
 using namespace trainer::plugins;
-using namespace trainer::plugins::mltest;
-using trainer::sdk::testing::Host;
+using namespace trainer::test;
+using trainer::sdk::testing::envNames;
+using trainer::sdk::testing::envValue;
+using trainer::sdk::testing::Hook;
+using trainer::sdk::testing::Outcome;
 namespace json = boost::json;
 
 namespace {
 
-json::object enforceTorch(const json::object& runtime, const json::object& trainJob, Host& host) {
-    Host createHost;
-    auto cctx = createHost.context("torch");
-    torch::Torch plugin(json::object{}, cctx);
-    return enforce(plugin, buildInfo(runtime, trainJob), host);
+// EnforceMLPolicy of torch on the real host: the Info the operator builds, the edits applied by
+// its ledger.
+Outcome enforceTorch(const json::object& runtime, const json::object& trainJob) {
+    return runHook<torch::Torch>(Hook::EnforceMLPolicy, runtime, trainJob);
 }
+
+std::vector<json::value> rawEdits(const json::object& runtime, const json::object& trainJob) {
+    return mlPolicyEdits<torch::Torch>(runtime, trainJob);
+}
+
+std::vector<int64_t> ports(const json::object& c) { return trainer::sdk::testing::containerPorts(c); }
 
 json::object nodeContainer(json::value resources = nullptr) {
     json::object c{{"name", "node"}, {"image", "test:runtime"}};
@@ -71,10 +79,9 @@ BOOST_AUTO_TEST_CASE(nproc_auto_cpu_only_table) {
         BOOST_TEST_CONTEXT(r.name) {
             json::object trainer{{"numNodes", 2}};
             if (!r.resourcesPerNode.is_null()) trainer["resourcesPerNode"] = r.resourcesPerNode;
-            Host host;
-            auto out = enforceTorch(makeRuntime(torchPolicy(), nodeContainer(r.runtimeResources)), makeTrainJob(trainer), host);
-            BOOST_TEST(host.errors().empty());
-            BOOST_TEST(envValue(container(out, "node", "node"), "PET_NPROC_PER_NODE") == r.want);
+            auto out = enforceTorch(makeRuntime(torchPolicy(), nodeContainer(r.runtimeResources)), makeTrainJob(trainer));
+            BOOST_TEST(out.ok(), out.describe());
+            BOOST_TEST(envValue(container(out.info, "node", "node"), "PET_NPROC_PER_NODE") == r.want);
         }
     }
 }
@@ -97,38 +104,38 @@ BOOST_AUTO_TEST_CASE(nproc_gpu_and_integer_table) {
     };
     for (auto const& r : rows) {
         BOOST_TEST_CONTEXT(r.name) {
-            Host host;
-            auto out = enforceTorch(makeRuntime(torchPolicy(), nodeContainer(r.runtimeResources)), makeTrainJob(r.trainer), host);
-            BOOST_TEST(envValue(container(out, "node", "node"), "PET_NPROC_PER_NODE") == r.want);
+            auto out = enforceTorch(makeRuntime(torchPolicy(), nodeContainer(r.runtimeResources)), makeTrainJob(r.trainer));
+            BOOST_TEST(out.ok(), out.describe());
+            BOOST_TEST(envValue(container(out.info, "node", "node"), "PET_NPROC_PER_NODE") == r.want);
         }
     }
 }
 
 BOOST_AUTO_TEST_CASE(numnodes_zero_and_default) {
-    Host host;
-    auto out = enforceTorch(makeRuntime(torchPolicy(4), nodeContainer()), makeTrainJob(json::object{{"numNodes", 0}}), host);
-    BOOST_TEST(podSetCount(out, "node") == 0);
-    BOOST_TEST(envValue(container(out, "node", "node"), "PET_NNODES") == "0");
+    auto out = enforceTorch(makeRuntime(torchPolicy(4), nodeContainer()), makeTrainJob(json::object{{"numNodes", 0}}));
+    BOOST_TEST(podSetCount(out.info, "node") == 0);
+    BOOST_TEST(envValue(container(out.info, "node", "node"), "PET_NNODES") == "0");
 
-    out = enforceTorch(makeRuntime(torchPolicy(4), nodeContainer()), makeTrainJob(json::object{}), host);
-    BOOST_TEST(podSetCount(out, "node") == 4);
-    BOOST_TEST(envValue(container(out, "node", "node"), "PET_NNODES") == "4");
-    for (auto const& e : host.emitted) BOOST_TEST(std::string(e.as_object().at("path").as_string()) != "/podSets/node/count");
+    out = enforceTorch(makeRuntime(torchPolicy(4), nodeContainer()), makeTrainJob(json::object{}));
+    BOOST_TEST(podSetCount(out.info, "node") == 4);
+    BOOST_TEST(envValue(container(out.info, "node", "node"), "PET_NNODES") == "4");
+    // Without spec.trainer.numNodes the count is not written at all (another plugin may own it).
+    for (auto const& e : rawEdits(makeRuntime(torchPolicy(4), nodeContainer()), makeTrainJob(json::object{})))
+        BOOST_TEST(std::string(e.as_object().at("path").as_string()) != "/podSets/node/count");
 }
 
 // §13.4: no spec.trainer → no PET_* env and no port.
 BOOST_AUTO_TEST_CASE(no_trainer_no_env) {
-    Host host;
-    auto out = enforceTorch(makeRuntime(torchPolicy(3), nodeContainer()), makeTrainJob(nullptr), host);
-    BOOST_TEST(host.emitted.empty());
-    BOOST_TEST(envNames(container(out, "node", "node")).empty());
-    BOOST_TEST(ports(container(out, "node", "node")).empty());
+    auto out = enforceTorch(makeRuntime(torchPolicy(3), nodeContainer()), makeTrainJob(nullptr));
+    BOOST_TEST(out.ok(), out.describe());
+    BOOST_TEST(rawEdits(makeRuntime(torchPolicy(3), nodeContainer()), makeTrainJob(nullptr)).empty());
+    BOOST_TEST(envNames(container(out.info, "node", "node")).empty());
+    BOOST_TEST(ports(container(out.info, "node", "node")).empty());
 }
 
 BOOST_AUTO_TEST_CASE(no_torch_policy_is_a_no_op) {
-    Host host;
-    enforceTorch(makeRuntime(json::object{{"numNodes", 2}}, nodeContainer()), makeTrainJob(json::object{{"numNodes", 5}}), host);
-    BOOST_TEST(host.emitted.empty());
+    // The host never runs torch there (its policy is not configured); torch checks anyway.
+    BOOST_TEST(rawEdits(makeRuntime(json::object{{"numNodes", 2}}, nodeContainer()), makeTrainJob(json::object{{"numNodes", 5}})).empty());
 }
 
 // §6 worked example.
@@ -142,9 +149,9 @@ BOOST_AUTO_TEST_CASE(worked_example_section_6) {
                          {"resourcesPerNode", json::object{{"requests", json::object{{"cpu", "1"}}}}},
                          {"env", json::array{json::object{{"name", "TRAIN_JOB"}, {"value", "override"}},
                                              json::object{{"name", "TRAIN_JOB_CUSTOM"}, {"value", "test:trainjob"}}}}};
-    Host host;
-    auto out = enforceTorch(makeRuntime(torchPolicy(100), node), makeTrainJob(trainer), host);
-    auto const& c = container(out, "node", "node");
+    auto out = enforceTorch(makeRuntime(torchPolicy(100), node), makeTrainJob(trainer));
+    BOOST_TEST_REQUIRE(out.ok(), out.describe());
+    auto const& c = container(out.info, "node", "node");
     std::vector<std::string> want{"TRAIN_JOB",  "RUNTIME",           "TRAIN_JOB_CUSTOM", "PET_NNODES",
                                   "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"};
     BOOST_TEST(envNames(c) == want, boost::test_tools::per_element());
@@ -160,18 +167,17 @@ BOOST_AUTO_TEST_CASE(worked_example_section_6) {
     BOOST_TEST(json::serialize(rank->at("valueFrom")) ==
                R"({"fieldRef":{"fieldPath":"metadata.annotations['batch.kubernetes.io/job-completion-index']"}})");
     BOOST_TEST(ports(c) == std::vector<int64_t>{29500}, boost::test_tools::per_element());
-    BOOST_TEST(podSetCount(out, "node") == 100);
+    BOOST_TEST(podSetCount(out.info, "node") == 100);
 }
 
 // Conformance case 04: the edits produce the expected env and port of the node container.
 BOOST_AUTO_TEST_CASE(conformance_case_04) {
     auto cs = readCase("04-torch-numnodes-and-int-numprocpernode.json");
-    Host host;
-    auto out = enforceTorch(cs.at("runtimes").as_array()[0].as_object(), cs.at("trainJob").as_object(), host);
-    BOOST_TEST(host.errors().empty());
-    BOOST_TEST(podSetCount(out, "node") == 30);
-    BOOST_TEST(podSetCount(out, "dataset-initializer") == 1);
-    auto const& got = container(out, "node", "node");
+    auto out = enforceTorch(cs.at("runtimes").as_array()[0].as_object(), cs.at("trainJob").as_object());
+    BOOST_TEST_REQUIRE(out.ok(), out.describe());
+    BOOST_TEST(podSetCount(out.info, "node") == 30);
+    BOOST_TEST(podSetCount(out.info, "dataset-initializer") == 1);
+    auto const& got = container(out.info, "node", "node");
     auto& jobs = cs.at("expectedObjects").as_array()[0].at("spec").at("replicatedJobs").as_array();
     const json::object* want = nullptr;
     for (auto const& j : jobs)
@@ -188,7 +194,7 @@ BOOST_AUTO_TEST_CASE(conformance_case_04) {
     BOOST_TEST(envNames(got).size() == want->at("env").as_array().size());
     BOOST_TEST(ports(got) == std::vector<int64_t>{29500}, boost::test_tools::per_element());
     // Initializer containers are untouched.
-    BOOST_TEST(envNames(container(out, "dataset-initializer", "dataset-initializer")).empty());
+    BOOST_TEST(envNames(container(out.info, "dataset-initializer", "dataset-initializer")).empty());
 }
 
 BOOST_AUTO_TEST_CASE(env_injection_targets) {
@@ -206,12 +212,11 @@ BOOST_AUTO_TEST_CASE(env_injection_targets) {
 
     for (bool withTrainer : {true, false}) {
         BOOST_TEST_CONTEXT("spec.trainer present: " << withTrainer) {
-            Host host;
-            auto out = enforceTorch(runtime, makeTrainJob(withTrainer ? json::value(json::object{{"numProcPerNode", 2}}) : json::value(nullptr)), host);
-            BOOST_TEST(host.errors().empty());
+            auto out = enforceTorch(runtime, makeTrainJob(withTrainer ? json::value(json::object{{"numProcPerNode", 2}}) : json::value(nullptr)));
+            BOOST_TEST_REQUIRE(out.ok(), out.describe());
             std::vector<std::string> want{"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"};
             for (auto [name, init] : {std::pair{"sidecar", false}, std::pair{"setup", true}}) {
-                auto const& c = container(out, "node", name, init);
+                auto const& c = container(out.info, "node", name, init);
                 BOOST_TEST(envNames(c) == want, boost::test_tools::per_element());
                 BOOST_TEST(envValue(c, "PET_NNODES") == "2");
                 BOOST_TEST(envValue(c, "PET_NPROC_PER_NODE") == (withTrainer ? "2" : "1"));
@@ -219,15 +224,14 @@ BOOST_AUTO_TEST_CASE(env_injection_targets) {
                 BOOST_TEST(envValue(c, "PET_MASTER_PORT") == "29500");
                 BOOST_TEST(ports(c).empty());
             }
-            BOOST_TEST(envNames(container(out, "node", "node")).size() == (withTrainer ? 5u : 0u));
+            BOOST_TEST(envNames(container(out.info, "node", "node")).size() == (withTrainer ? 5u : 0u));
         }
     }
 
     // Missing container → the exact error.
     auto& targets = runtime["spec"].as_object()["mlPolicy"].as_object()["torch"].as_object()["envInjection"].as_object()["targets"].as_array();
     targets.push_back(json::object{{"jobName", "launcher"}, {"containerNames", json::array{"x"}}});
-    Host host;
-    enforceTorch(runtime, makeTrainJob(json::object{}), host);
-    BOOST_REQUIRE(host.errors().size() == 1u);
-    BOOST_TEST(host.errors()[0].message == R"(envInjection target podSet "launcher" container "x" not found in runtime template)");
+    auto out = enforceTorch(runtime, makeTrainJob(json::object{}));
+    BOOST_REQUIRE(out.errors().size() == 1u);
+    BOOST_TEST(out.errors()[0].message == R"(envInjection target podSet "launcher" container "x" not found in runtime template)");
 }

@@ -1,9 +1,9 @@
-// Loads the built torch.so through the C ABI: descriptor, claims, tables, and one
-// EnforceMLPolicy call on conformance case 04.
+// Loads the built torch.so through the C ABI: descriptor, claims, tables; then the file on the
+// real host (TrainerSDK::testing) for one EnforceMLPolicy on conformance case 04.
 #define BOOST_TEST_MODULE torch_module_test
 #include <boost/test/unit_test.hpp>
 
-#include "ml_test_kit.hpp"
+#include "../../support/plugin_test.hpp"
 
 #include <dlfcn.h>
 
@@ -47,27 +47,31 @@ BOOST_AUTO_TEST_CASE(descriptor) {
 }
 
 BOOST_AUTO_TEST_CASE(enforce_through_abi_case_04) {
+    // The file as the operator loads it, on the Info the operator builds for case 04.
+    trainer::sdk::testing::RealHost real;
+    BOOST_TEST_REQUIRE(real.addFile(TORCH_MODULE_PATH), (real.rejected().empty() ? "" : real.rejected()[0].reason));
+    auto cs = trainer::test::readCase("04-torch-numnodes-and-int-numprocpernode.json");
+    auto out = real.run(trainer::sdk::testing::Hook::EnforceMLPolicy,
+                        trainer::test::infoFor(cs.at("trainJob").as_object(), cs.at("runtimes").as_array()[0].as_object()));
+    BOOST_TEST_REQUIRE(out.ok(), out.describe());
+    BOOST_TEST(trainer::test::podSetCount(out.info, "node") == 30);
+    auto const& c = trainer::test::container(out.info, "node", "node");
+    auto env = [&](std::string_view n) {
+        auto* e = trainer::sdk::findByKey(trainer::sdk::getArray(c, "env"), "name", n);
+        return e ? json::serialize(*e) : "<unset>";
+    };
+    BOOST_TEST(env("PET_NNODES") == R"({"name":"PET_NNODES","value":"30"})");
+    BOOST_TEST(env("PET_NPROC_PER_NODE") == R"({"name":"PET_NPROC_PER_NODE","value":"3"})");
+    BOOST_TEST(env("PET_MASTER_ADDR") == R"({"name":"PET_MASTER_ADDR","value":"test-job-node-0-0.test-job"})");
+    BOOST_TEST(env("PET_MASTER_PORT") == R"({"name":"PET_MASTER_PORT","value":"29500"})");
+    BOOST_TEST(trainer::sdk::testing::containerPorts(c) == std::vector<int64_t>{29500}, boost::test_tools::per_element());
+
+    // Bad input through the raw ABI: an error diagnostic naming the plugin, never a crash.
     Host host;
     auto* d = load(host);
     BOOST_TEST_REQUIRE(d != nullptr);
     auto* inst = d->create(host.call(), trn_str{"{}", 2});
     BOOST_TEST_REQUIRE(inst != nullptr);
-    auto cs = trainer::plugins::mltest::readCase("04-torch-numnodes-and-int-numprocpernode.json");
-    std::string info = json::serialize(trainer::plugins::mltest::buildInfo(cs.at("runtimes").as_array()[0].as_object(),
-                                                                           cs.at("trainJob").as_object()));
-    BOOST_TEST(d->enforce_ml_policy->enforce(inst, host.call(), trn_str{info.data(), info.size()}) == TRN_OK);
-    std::map<std::string, std::string> edits;
-    for (auto const& e : host.emitted) edits[std::string(e.at("path").as_string())] = json::serialize(e.at("value"));
-    BOOST_TEST(edits["/podSets/node/count"] == "30");
-    BOOST_TEST(edits["/podSets/node/containers/node/env/PET_NNODES"] == R"({"name":"PET_NNODES","value":"30"})");
-    BOOST_TEST(edits["/podSets/node/containers/node/env/PET_NPROC_PER_NODE"] == R"({"name":"PET_NPROC_PER_NODE","value":"3"})");
-    BOOST_TEST(edits["/podSets/node/containers/node/env/PET_MASTER_ADDR"] == R"({"name":"PET_MASTER_ADDR","value":"test-job-node-0-0.test-job"})");
-    BOOST_TEST(edits["/podSets/node/containers/node/env/PET_MASTER_PORT"] == R"({"name":"PET_MASTER_PORT","value":"29500"})");
-    BOOST_TEST(edits["/podSets/node/containers/node/ports/29500"] == R"({"containerPort":29500})");
-    BOOST_TEST(host.errors().empty());
-
-    // Bad input: an error diagnostic naming the plugin, never a crash.
-    host.clear();
     BOOST_TEST(d->enforce_ml_policy->enforce(inst, host.call(), trn_str{"[1,2", 4}) == TRN_ERROR);
     BOOST_TEST_REQUIRE(host.errors().size() == 1u);
     BOOST_TEST(host.errors()[0].message.find("torch") != std::string::npos);

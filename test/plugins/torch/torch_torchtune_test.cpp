@@ -1,12 +1,15 @@
 #include <boost/test/unit_test.hpp>
 
-#include "ml_test_kit.hpp"
+#include "../../support/plugin_test.hpp"
 
 #include "../../../plugins/torch/torch.hpp"
 
 using namespace trainer::plugins;
-using namespace trainer::plugins::mltest;
-using trainer::sdk::testing::Host;
+using namespace trainer::test;
+using trainer::sdk::testing::envNames;
+using trainer::sdk::testing::envValue;
+using trainer::sdk::testing::Hook;
+using trainer::sdk::testing::Outcome;
 namespace json = boost::json;
 
 namespace {
@@ -25,14 +28,16 @@ json::object tuneRuntime(const std::string& name, int64_t numNodes, json::value 
 
 json::object gpus(int n) { return json::object{{"limits", json::object{{"nvidia.com/gpu", n}}}}; }
 
-std::vector<std::string> runTune(const json::object& runtime, json::object trainer, Host& host) {
+// torch's EnforceMLPolicy on the real host with a `tune run` trainer; the resulting command.
+std::vector<std::string> runTune(const json::object& runtime, json::object trainer) {
     trainer["command"] = json::array{"tune", "run"};
-    Host createHost;
-    auto cctx = createHost.context("torch");
-    torch::Torch plugin(json::object{}, cctx);
     auto runtimeName = std::string(runtime.at("metadata").at("name").as_string());
-    auto out = enforce(plugin, buildInfo(runtime, makeTrainJob(trainer, runtimeName)), host);
-    return strings(out.at("trainJob").at("spec").at("trainer").at("command"));
+    auto out = runHook<torch::Torch>(Hook::EnforceMLPolicy, runtime, makeTrainJob(trainer, runtimeName));
+    BOOST_TEST(out.ok(), out.describe());
+    std::vector<std::string> cmd;
+    for (auto const& a : out.info.at("trainJob").at("spec").at("trainer").at("command").as_array())
+        cmd.emplace_back(a.is_string() ? std::string(a.as_string()) : "<non-string>");
+    return cmd;
 }
 
 const std::vector<std::string> kOverrides{"output_dir=/workspace/output",
@@ -128,37 +133,32 @@ BOOST_AUTO_TEST_CASE(torchtune_command_rewrite) {
     };
     for (auto const& r : rows) {
         BOOST_TEST_CONTEXT(r.runtime << " nodes " << r.numNodes << " args " << json::serialize(r.args)) {
-            Host host;
             json::object trainer{{"numNodes", r.numNodes}, {"resourcesPerNode", r.resources}};
             if (!r.args.empty()) trainer["args"] = r.args;
-            auto cmd = runTune(tuneRuntime(r.runtime, 1), trainer, host);
+            auto cmd = runTune(tuneRuntime(r.runtime, 1), trainer);
             std::vector<std::string> want = r.head;
             want.insert(want.end(), kOverrides.begin(), kOverrides.end());
             BOOST_TEST(cmd == want, boost::test_tools::per_element());
-            BOOST_TEST(host.errors().empty());
         }
     }
 }
 
 // Torchtune mode: PET_NNODES/NPROC/NODE_RANK and the port, but no PET_MASTER_ADDR/PORT.
 BOOST_AUTO_TEST_CASE(torchtune_env_and_port) {
-    Host host;
-    Host createHost;
-    auto cctx = createHost.context("torch");
-    torch::Torch plugin(json::object{}, cctx);
     json::object trainer{{"command", json::array{"tune", "run"}}, {"resourcesPerNode", gpus(1)}};
-    auto out = enforce(plugin, buildInfo(tuneRuntime("torchtune-llama3.2-1b", 1), makeTrainJob(trainer, "torchtune-llama3.2-1b")), host);
-    auto const& c = container(out, "node", "node");
+    auto out = runHook<torch::Torch>(Hook::EnforceMLPolicy, tuneRuntime("torchtune-llama3.2-1b", 1),
+                                     makeTrainJob(trainer, "torchtune-llama3.2-1b"));
+    BOOST_TEST_REQUIRE(out.ok(), out.describe());
+    auto const& c = container(out.info, "node", "node");
     std::vector<std::string> want{"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK"};
     BOOST_TEST(envNames(c) == want, boost::test_tools::per_element());
     BOOST_TEST(envValue(c, "PET_NPROC_PER_NODE") == "auto");
     BOOST_TEST(envValue(c, "PET_MASTER_ADDR") == "<unset>");
-    BOOST_TEST(ports(c) == std::vector<int64_t>{29500}, boost::test_tools::per_element());
-    // The command edit targets the TrainJob (the JobSet builder copies it into the container).
-    bool sawCommand = false;
-    for (auto const& e : host.emitted)
-        if (e.at("path") == "/trainJob/spec/trainer/command") sawCommand = true;
-    BOOST_TEST(sawCommand);
+    BOOST_TEST(trainer::sdk::testing::containerPorts(c) == std::vector<int64_t>{29500}, boost::test_tools::per_element());
+    // The command edit targets the TrainJob (the JobSet builder copies it into the container);
+    // the container keeps the runtime's command.
+    BOOST_TEST(out.info.at("trainJob").at("spec").at("trainer").at("command").as_array().size() > 2u);
+    BOOST_TEST(c.at("command").as_array().size() == 7u);
 }
 
 BOOST_AUTO_TEST_CASE(immutable_overrides_only_from_trainer_node_container) {
@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(immutable_overrides_only_from_trainer_node_container) {
     jobs.insert(jobs.begin(), json::object{{"name", "model-initializer"},
                                            {"template", json::object{{"metadata", json::object{{"labels", json::object{{"trainer.kubeflow.org/trainjob-ancestor-step", "model-initializer"}}}}},
                                                                      {"spec", json::object{{"template", json::object{{"spec", json::object{{"containers", json::array{json::object{{"name", "model-initializer"}, {"command", json::array{"output_dir=/x"}}}}}}}}}}}}}});
-    trainer::sdk::Info info(buildInfo(runtime, makeTrainJob(json::object{}, "torchtune-llama3.2-1b")));
+    trainer::sdk::Info info(infoFor(makeTrainJob(json::object{}, "torchtune-llama3.2-1b"), runtime));
     BOOST_TEST(torch::immutableOverrides(info) == kOverrides, boost::test_tools::per_element());
     BOOST_TEST(torch::configKey("output_dir=/a=b") == "output_dir");
     BOOST_TEST(torch::configKey("epochs") == "epochs");

@@ -1,13 +1,12 @@
 #include <boost/test/unit_test.hpp>
 
-#include "ml_test_kit.hpp"
+#include "../../support/plugin_test.hpp"
 
 #include "../../../plugins/torch/torch.hpp"
 
 using namespace trainer::plugins;
-using namespace trainer::plugins::mltest;
-using trainer::sdk::testing::Diagnostic;
-using trainer::sdk::testing::Host;
+using namespace trainer::test;
+using trainer::sdk::testing::Hook;
 namespace json = boost::json;
 
 namespace {
@@ -20,15 +19,11 @@ struct Err {
 std::ostream& operator<<(std::ostream& os, const Err& e) { return os << e.path << ": " << e.message; }
 using Errors = std::vector<Err>;
 
+// torch's CustomValidation on the real host (admission CREATE of the Info the operator builds).
 Errors validate(const json::object& runtime, const json::object& trainJob) {
-    Host host;
-    auto ctx = host.context("torch");
-    torch::Torch plugin(json::object{}, ctx);
-    json::object doc = buildInfo(runtime, trainJob);
-    doc["admission"] = json::object{{"operation", "CREATE"}};
-    plugin.validate(trainer::sdk::Info(doc), ctx);
+    auto r = runHook<torch::Torch>(Hook::CustomValidation, runtime, trainJob);
     Errors out;
-    for (auto const& d : host.diagnostics) {
+    for (auto const& d : r.diagnostics) {
         BOOST_TEST(d.severity == TRN_SEVERITY_ERROR);
         out.push_back({d.path, d.message});
     }

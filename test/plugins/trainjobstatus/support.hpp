@@ -1,13 +1,13 @@
 // Test helpers for the trainjobstatus plugin: Info documents shaped like upstream's test
-// cases (trainjobstatus_test.go), the operator block the host adds, and the plugin's hooks run
-// against sdk::testing::Host with the edits applied by the host's real EditLedger.
+// cases (trainjobstatus_test.go), with the operator block as data (namespaces, ports, gates the
+// host would not send are cases here), and the plugin's hooks called on the fake host with the
+// edits applied by the operator's own ledger (TrainerSDK::testing).
 #pragma once
 
-#include "core/plugin/edits.hpp"
 #include "tls_config.hpp"
 #include "trainjobstatus.hpp"
 
-#include <trainer/testing.hpp>
+#include <trainer/testing/real_host.hpp>
 
 #include <boost/json.hpp>
 
@@ -74,10 +74,9 @@ inline Run enforce(json::object infoDoc) {
     tjs::TrainJobStatusPlugin plugin(json::object{}, ctx);
     sdk::Edits edits(ctx);
     plugin.enforcePodSpec(sdk::Info(infoDoc), edits, ctx);
-    Run r{infoDoc, host.emitted, host.errors(), {}};
-    trainer::core::EditLedger ledger;
-    for (auto const& e : host.emitted)
-        if (r.ledgerError.empty()) r.ledgerError = ledger.apply(r.info, "trainjobstatus", json::serialize(e));
+    auto applied = sdk::testing::applyEdits(infoDoc, host.emitted, "trainjobstatus");
+    Run r{applied.info, host.emitted, host.errors(), {}};
+    for (auto const& e : applied.errors()) r.ledgerError += e.message;
     return r;
 }
 

@@ -1,8 +1,8 @@
 // The built trainjobstatus.so as the operator loads it: its descriptor through the C ABI, and
-// the real PluginRegistry + Framework deciding by the operator's feature gates whether it runs.
+// the operator's registry and pipeline (TrainerSDK::testing) deciding by the feature gates
+// whether it runs.
 #include <boost/test/unit_test.hpp>
 
-#include "core/plugin/framework.hpp"
 #include "support.hpp"
 
 #include <cstdlib>
@@ -11,33 +11,19 @@
 
 namespace fs = std::filesystem;
 using namespace tjstest;
-using trainer::core::Framework;
-using trainer::core::ObjectSet;
-using trainer::core::OperatorSettings;
-using trainer::core::PluginRegistry;
+using sdk::testing::RealHost;
 
 namespace {
 
-// The real registry with the module loaded.
+// The module loaded by the operator's registry (TrainerSDK::testing), with the webhook Secret in
+// `secretNamespace` in the cluster.
 struct Loaded {
-    PluginRegistry registry;
-    Loaded() {
-        bool ok = registry.loadFile(TJS_MODULE_PATH);
-        BOOST_TEST_REQUIRE(ok, (registry.rejected().empty() ? std::string() : registry.rejected()[0].reason));
+    RealHost host;
+    explicit Loaded(std::string_view secretNamespace = "kubeflow-system") {
+        BOOST_TEST_REQUIRE(host.addFile(TJS_MODULE_PATH), (host.rejected().empty() ? std::string() : host.rejected()[0].reason));
+        host.addObject(webhookSecret(json::object{{"ca.crt", "dGVzdC1jYS1jZXJ0LWRhdGE="}}, secretNamespace));
     }
 };
-
-OperatorSettings settings(bool gateOn) {
-    OperatorSettings s;
-    s.featureGates = {{"TrainJobStatus", gateOn}};
-    return s;
-}
-
-ObjectSet clusterWithSecret() {
-    ObjectSet c;
-    c.put(webhookSecret(json::object{{"ca.crt", "dGVzdC1jYS1jZXJ0LWRhdGE="}}));
-    return c;
-}
 
 json::object trainerInfo() {
     return makeInfo(json::array{podSet("node", "trainer", 1, json::array{container("node")})}, nullptr);
@@ -87,12 +73,13 @@ BOOST_AUTO_TEST_CASE(module_only_exports_entry) {
 
 // Gate off (the default): the plugin is loaded but inactive; nothing changes, nothing is built.
 BOOST_AUTO_TEST_CASE(gate_off_through_the_framework) {
-    Loaded l;
-    for (auto const& fw : {Framework(l.registry), Framework(l.registry, {}, settings(false))}) {
-        BOOST_TEST(!fw.active(*l.registry.find("trainjobstatus"), fw.withOperator(trainerInfo())));
-        auto r = fw.build(trainerInfo(), clusterWithSecret());
-        BOOST_TEST(r.diagnostics.ok());
+    for (bool setOff : {false, true}) {
+        Loaded l;
+        if (setOff) BOOST_TEST(l.host.setFeatureGate("TrainJobStatus", false));
+        auto r = l.host.build(trainerInfo());
+        BOOST_TEST(r.ok(), r.describe());
         BOOST_TEST(r.objects.empty());
+        BOOST_TEST(r.info.at("operator").at("featureGates").at("TrainJobStatus") == false);
         auto const& c = r.info.at("podSets").as_array()[0].at("containers").as_array()[0].as_object();
         BOOST_TEST(c.at("env").as_array().empty());
         BOOST_TEST(r.info.at("podSets").as_array()[0].at("volumes").as_array().empty());
@@ -101,15 +88,14 @@ BOOST_AUTO_TEST_CASE(gate_off_through_the_framework) {
 
 // Gate on: the env, mount, volume and ConfigMap, with the operator's identity from the settings.
 BOOST_AUTO_TEST_CASE(gate_on_through_the_framework) {
-    Loaded l;
-    OperatorSettings s = settings(true);
-    s.operatorNamespace = "trainer-ops";
-    s.statusServerPort = 9443;
-    Framework fw(l.registry, {}, s);
-    ObjectSet cluster;
-    cluster.put(webhookSecret(json::object{{"ca.crt", "dGVzdC1jYS1jZXJ0LWRhdGE="}}, "trainer-ops"));
-    auto r = fw.build(trainerInfo(), cluster);
-    BOOST_TEST_REQUIRE(r.diagnostics.ok(), (r.diagnostics.errors.empty() ? "" : r.diagnostics.errors[0].message));
+    Loaded l("trainer-ops");
+    BOOST_TEST(l.host.setFeatureGate("TrainJobStatus", true));
+    sdk::testing::OperatorIdentity op;
+    op.ns = "trainer-ops";
+    op.statusServerPort = 9443;
+    l.host.setOperator(op);
+    auto r = l.host.build(trainerInfo());
+    BOOST_TEST_REQUIRE(r.ok(), r.describe());
     auto const& c = r.info.at("podSets").as_array()[0].at("containers").as_array()[0].as_object();
     BOOST_REQUIRE_EQUAL(c.at("env").as_array().size(), 3u);
     BOOST_TEST(c.at("env").as_array()[0].at("value").as_string() ==
@@ -119,10 +105,14 @@ BOOST_AUTO_TEST_CASE(gate_on_through_the_framework) {
     BOOST_REQUIRE_EQUAL(r.objects.size(), 1u);
     BOOST_TEST(r.objects[0].at("metadata").at("name").as_string() == "test-job-tls-config");
     BOOST_TEST(r.objects[0].at("data").at("ca.crt").as_string() == "test-ca-cert-data");
-    // Without the Secret the build fails with upstream's message, and emits nothing.
-    auto missing = fw.build(trainerInfo(), ObjectSet{});
-    BOOST_REQUIRE_EQUAL(missing.diagnostics.errors.size(), 1u);
-    BOOST_TEST(missing.diagnostics.errors[0].message ==
+    // Without the Secret (here in another namespace) the build fails with upstream's message,
+    // and emits nothing.
+    Loaded other;
+    BOOST_TEST(other.host.setFeatureGate("TrainJobStatus", true));
+    other.host.setOperator(op);
+    auto missing = other.host.build(trainerInfo());
+    BOOST_REQUIRE_EQUAL(missing.errors().size(), 1u);
+    BOOST_TEST(missing.errors()[0].message ==
                "failed to look up status server tls secret: secrets \"kubeflow-trainer-webhook-cert\" not found");
     BOOST_TEST(missing.objects.empty());
 }

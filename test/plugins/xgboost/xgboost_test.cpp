@@ -1,23 +1,27 @@
 #define BOOST_TEST_MODULE xgboost_plugin_test
 #include <boost/test/unit_test.hpp>
 
-#include "../torch/ml_test_kit.hpp"
+#include "../../support/plugin_test.hpp"
 
 #include "../../../plugins/xgboost/xgboost.hpp"
 
 using namespace trainer::plugins;
-using namespace trainer::plugins::mltest;
-using trainer::sdk::testing::Host;
+using namespace trainer::test;
+using trainer::sdk::testing::envNames;
+using trainer::sdk::testing::envValue;
+using trainer::sdk::testing::Hook;
 namespace json = boost::json;
 
 namespace {
 
-json::object runEnforce(const json::object& runtime, const json::object& trainJob, Host& host) {
-    Host createHost;
-    auto cctx = createHost.context("xgboost");
-    xgboost::XGBoost plugin(json::object{}, cctx);
-    return enforce(plugin, buildInfo(runtime, trainJob), host);
+// xgboost's EnforceMLPolicy on the real host; the Info after its edits.
+json::object runEnforce(const json::object& runtime, const json::object& trainJob) {
+    auto out = runHook<xgboost::XGBoost>(Hook::EnforceMLPolicy, runtime, trainJob);
+    BOOST_TEST(out.ok(), out.describe());
+    return out.info;
 }
+
+std::vector<int64_t> ports(const json::object& c) { return trainer::sdk::testing::containerPorts(c); }
 
 json::object xgbRuntime(int64_t numNodes, json::value resources = nullptr) {
     json::object node{{"name", "node"}, {"env", json::array{json::object{{"name", "RUNTIME"}, {"value", "r"}}}}};
@@ -53,9 +57,7 @@ BOOST_AUTO_TEST_CASE(xgboost_workers_table) {
     };
     for (auto const& r : rows) {
         BOOST_TEST_CONTEXT(r.name) {
-            Host host;
-            auto out = runEnforce(xgbRuntime(r.runtimeNodes, r.runtimeResources), makeTrainJob(r.trainer), host);
-            BOOST_TEST(host.errors().empty());
+            auto out = runEnforce(xgbRuntime(r.runtimeNodes, r.runtimeResources), makeTrainJob(r.trainer));
             BOOST_TEST(podSetCount(out, "node") == r.wantCount);
             auto const& c = container(out, "node", "node");
             BOOST_TEST(envValue(c, "DMLC_NUM_WORKER") == r.wantWorkers);
@@ -69,10 +71,9 @@ BOOST_AUTO_TEST_CASE(xgboost_workers_table) {
 
 // PlainML's job for xgboost runtimes: trainer.env upserted (before the DMLC_* values).
 BOOST_AUTO_TEST_CASE(xgboost_trainer_env_order) {
-    Host host;
     json::object trainer{{"env", json::array{json::object{{"name", "RUNTIME"}, {"value", "override"}},
                                              json::object{{"name", "USER"}, {"value", "u"}}}}};
-    auto out = runEnforce(xgbRuntime(1), makeTrainJob(trainer), host);
+    auto out = runEnforce(xgbRuntime(1), makeTrainJob(trainer));
     auto const& c = container(out, "node", "node");
     std::vector<std::string> want{"RUNTIME", "USER", "DMLC_TRACKER_URI", "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_NUM_WORKER"};
     BOOST_TEST(envNames(c) == want, boost::test_tools::per_element());
@@ -81,13 +82,13 @@ BOOST_AUTO_TEST_CASE(xgboost_trainer_env_order) {
 }
 
 BOOST_AUTO_TEST_CASE(xgboost_without_trainer_or_policy) {
-    Host host;
-    auto out = runEnforce(xgbRuntime(2), makeTrainJob(nullptr), host);
-    BOOST_TEST(host.emitted.empty());
+    auto out = runEnforce(xgbRuntime(2), makeTrainJob(nullptr));
+    BOOST_TEST(mlPolicyEdits<xgboost::XGBoost>(xgbRuntime(2), makeTrainJob(nullptr)).empty());
     BOOST_TEST(envNames(container(out, "node", "node")) == std::vector<std::string>{"RUNTIME"}, boost::test_tools::per_element());
-    runEnforce(makeRuntime(json::object{{"torch", json::object{}}}, json::object{{"name", "node"}}),
-               makeTrainJob(json::object{{"numNodes", 2}}), host);
-    BOOST_TEST(host.emitted.empty());
+    // The host never runs xgboost there (its policy is not configured); xgboost checks anyway.
+    BOOST_TEST(mlPolicyEdits<xgboost::XGBoost>(makeRuntime(json::object{{"torch", json::object{}}}, json::object{{"name", "node"}}),
+                                               makeTrainJob(json::object{{"numNodes", 2}}))
+                   .empty());
 }
 
 // The DMLC_* names in spec.trainer.env are refused by the host from the env: and envRefusal:
