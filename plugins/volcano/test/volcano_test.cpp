@@ -6,6 +6,7 @@
 
 #include <trainer/quantity.hpp>
 #include <trainer/testing.hpp>
+#include <trainer/testing/real_host.hpp>
 
 namespace vc = trainer::plugins::volcano;
 namespace sdk = trainer::sdk;
@@ -79,6 +80,50 @@ BOOST_AUTO_TEST_CASE(golden_podgroup) {
       }
     })");
     BOOST_TEST(json::serialize(out[0]) == json::serialize(expected));
+}
+
+// The same PodGroup on the operator's real host (TrainerSDK::testing, from the installed SDK):
+// a TrainJob on a runtime in the cluster, the Info the operator builds (PodSet counts and
+// singlePodRequests from the runtime's containers), volcano's pod annotation and PodGroup, and
+// admission refusing the missing PriorityClass.
+BOOST_AUTO_TEST_CASE(golden_podgroup_on_the_real_host) {
+    auto runtime = json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainingRuntime",
+      "metadata":{"name":"test-runtime","namespace":"default"},
+      "spec":{"mlPolicy":{"numNodes":4},
+        "podGroupPolicy":{"volcano":{"networkTopology":{"mode":"hard","highestTierAllowed":2}}},
+        "template":{"metadata":{"annotations":{"scheduling.volcano.sh/queue-name":"research"}},
+          "spec":{"replicatedJobs":[
+          {"name":"dataset-initializer","template":{"metadata":{"labels":{"trainer.kubeflow.org/trainjob-ancestor-step":"dataset-initializer"}},
+            "spec":{"template":{"spec":{"containers":[{"name":"dataset-initializer","image":"i",
+              "resources":{"requests":{"cpu":"500m","memory":"512Mi"}}}]}}}}},
+          {"name":"model-initializer","template":{"metadata":{"labels":{"trainer.kubeflow.org/trainjob-ancestor-step":"model-initializer"}},
+            "spec":{"template":{"spec":{"containers":[{"name":"model-initializer","image":"i",
+              "resources":{"requests":{"cpu":"1.5","memory":"1Gi"}}}]}}}}},
+          {"name":"node","template":{"metadata":{"labels":{"trainer.kubeflow.org/trainjob-ancestor-step":"trainer"}},
+            "spec":{"template":{"spec":{"priorityClassName":"high","containers":[{"name":"node","image":"i",
+              "resources":{"requests":{"cpu":"2","memory":"4Gi","nvidia.com/gpu":"1"}}}]}}}}}]}}}})")
+                       .as_object();
+    auto trainJob = json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob",
+      "metadata":{"name":"test-job","namespace":"default","uid":"uid"},
+      "spec":{"runtimeRef":{"name":"test-runtime","kind":"TrainingRuntime"}}})")
+                        .as_object();
+    sdk::testing::RealHost host;
+    BOOST_TEST_REQUIRE(host.add<vc::Volcano>());
+    host.addObject(runtime);
+    auto out = host.buildTrainJob(trainJob);
+    BOOST_TEST_REQUIRE(out.ok(), out.describe());
+    auto* pg = out.object("PodGroup", "test-job");
+    BOOST_TEST_REQUIRE(pg);
+    BOOST_TEST(json::serialize(pg->at("spec")) ==
+               R"({"minMember":6,"minResources":{"cpu":"10","memory":"17920Mi","nvidia.com/gpu":"4"},"queue":"research",)"
+               R"("priorityClassName":"high","networkTopology":{"mode":"hard","highestTierAllowed":2}})");
+    BOOST_TEST(out.info.at("scheduler").at("podAnnotations").at("scheduling.k8s.io/group-name") == "test-job");
+
+    auto refused = host.admit(trainJob);
+    BOOST_TEST(!refused.ok());
+    host.addObject(priorityClass("high"));
+    auto admitted = host.admit(trainJob);
+    BOOST_TEST(admitted.ok(), admitted.describe());
 }
 
 BOOST_AUTO_TEST_CASE(mixed_unit_sums) {

@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(loads_like_a_file_with_its_configuration) {
     BOOST_TEST(p->path == "in-process:linked");
     BOOST_TEST(p->sha256 == "");
     BOOST_TEST(p->priority == 3);
-    BOOST_TEST(p->isolation == Isolation::InProcess);
+    BOOST_TEST((p->isolation == Isolation::InProcess));
     BOOST_TEST(!p->remote);
     BOOST_TEST((p->claims == std::vector<std::string>{"mlPolicy.linked", "env:LINKED"}));
     BOOST_TEST((p->extensionPoints() == std::vector<std::string>{"EnforceMLPolicy", "PreComponentBuilder"}));

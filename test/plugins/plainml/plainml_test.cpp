@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(resulting_info_on_the_real_host) {
             BOOST_TEST_REQUIRE(host.add<PlainML>());
             auto out = host.run(sdk::testing::Hook::EnforceMLPolicy, built.info);
             BOOST_TEST_REQUIRE(out.ok(), out.describe());
-            auto* ps = sdk::Info(out.info).podSet("trainer-job");
+            auto* ps = sdk::findByKey(sdk::getArray(out.info, "podSets"), "name", "trainer-job");
             BOOST_TEST_REQUIRE(ps);
             BOOST_TEST(ps->at("count").as_int64() == c.count);
             BOOST_TEST(sdk::Info::container(*ps, "node")->at("env") == json::parse(c.env));

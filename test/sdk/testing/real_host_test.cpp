@@ -108,9 +108,7 @@ json::object trainJob(json::object trainer = {}) {
 }
 
 const json::object& nodeContainer(const json::object& info) {
-    auto* ps = Info(info).podSet("node");
-    BOOST_REQUIRE(ps);
-    auto* c = Info::container(*ps, "node");
+    auto* c = testing::podSetContainer(info, "node", "node");
     BOOST_REQUIRE(c);
     return *c;
 }
@@ -120,7 +118,10 @@ std::string env(const json::object& info, std::string_view name) {
     return e ? std::string(getString(*e, "value").value_or("<valueFrom>")) : "<unset>";
 }
 
-int64_t count(const json::object& info) { return getInt(*Info(info).podSet("node"), "count").value_or(-1); }
+int64_t count(const json::object& info) {
+    auto* ps = findByKey(getArray(info, "podSets"), "name", "node");
+    return ps ? getInt(*ps, "count").value_or(-1) : -1;
+}
 
 bool hasRejection(const RealHost& h, std::string_view code, std::string_view text) {
     for (auto const& r : h.rejected())
@@ -324,7 +325,7 @@ BOOST_AUTO_TEST_CASE(admission_and_status) {
 
 BOOST_AUTO_TEST_CASE(plugin_files_load_as_the_operator_loads_them) {
     RealHost host;
-    BOOST_TEST_REQUIRE(host.addFile(PLAINML_SO), host.rejected().empty() ? "" : host.rejected()[0].reason);
+    BOOST_TEST_REQUIRE(host.addFile(PLAINML_SO), (host.rejected().empty() ? "" : host.rejected()[0].reason));
     BOOST_TEST((host.plugins() == std::vector<std::string>{"plainml"}));
     auto out = host.buildTrainJob(trainJob({{"numNodes", 3}}));  // no runtime in the cluster
     BOOST_TEST(!out.ok());
