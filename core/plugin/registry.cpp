@@ -182,15 +182,6 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
     return out;
 }
 
-// A file's sha256 for ordering only ("" when it cannot be opened as a regular file).
-std::string hashForOrder(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return "";
-    std::string h = detail::sha256Fd(fd);
-    ::close(fd);
-    return h;
-}
-
 std::set<std::string> shippedFileNames(const std::string& dir) {
     std::set<std::string> out;
     for (auto const& [h, f] : shippedManifest(dir)) out.insert(f);
@@ -206,7 +197,7 @@ void shippedFirst(const std::string& dir, std::vector<std::string>& files, const
     std::set<std::string> first;
     for (auto const& f : files) {
         const std::string name = fs::path(f).filename().string();
-        if (shippedNames.count(name) || (!options.shippedHashes.empty() && options.shippedHashes.count(hashForOrder(f))))
+        if (shippedNames.count(name) || (!options.shippedHashes.empty() && options.shippedHashes.count(detail::sha256Path(f))))
             first.insert(f);
     }
     std::stable_sort(files.begin(), files.end(),

@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,6 +47,14 @@ std::string sha256Fd(int fd) {
     unsigned int n = 0;
     if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return {};
     return hex(md, n);
+}
+
+std::string sha256Path(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return "";
+    std::string h = sha256Fd(fd);
+    ::close(fd);
+    return h;
 }
 
 std::optional<Refusal> pinMismatch(const std::map<std::string, std::string>& pins, const std::string& key,

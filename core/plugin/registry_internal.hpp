@@ -21,6 +21,10 @@ struct Refusal {
 // "" when it cannot be read.
 std::string sha256Fd(int fd);
 
+// sha256 of the file at `path` (opened O_NOFOLLOW), for deciding an order or a mode before the
+// file is loaded, which hashes what it loads itself; "" when it cannot be opened or read.
+std::string sha256Path(const std::string& path);
+
 // "" when `fd` holds an ELF shared object, else why not (a sentence fragment).
 std::string elfProblem(int fd);
 

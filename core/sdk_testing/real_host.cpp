@@ -9,9 +9,6 @@
 #include "core/sdk_testing/outcome.hpp"
 #include "core/sdk_testing/test_cluster.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <map>
 
 namespace trainer::sdk::testing {
@@ -32,15 +29,6 @@ core::Hook hostHook(Hook h) {
     for (auto const& [sdkHook, coreHook] : kHooks)
         if (sdkHook == h) return coreHook;
     return core::Hook::WatchExtension;  // not reached: every Hook is in the table
-}
-
-// A file's sha256, read once before loading; "" when it cannot be opened.
-std::string fileHash(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return "";
-    std::string h = core::detail::sha256Fd(fd);
-    ::close(fd);
-    return h;
 }
 
 json::object defaulted(json::object o) {
@@ -95,7 +83,7 @@ bool RealHost::addEntry(trn_plugin_entry_fn entry, const std::string& displayNam
 bool RealHost::addFile(const std::string& path) {
     core::PluginOptions o = impl_->options();
     // Loaded as a shipped plugin is: in this process, so no plugin-host child is needed.
-    if (auto h = fileHash(path); !h.empty()) o.shippedHashes.insert(h);
+    if (auto h = core::detail::sha256Path(path); !h.empty()) o.shippedHashes.insert(h);
     o.isolation.mode = core::Isolation::InProcess;
     return impl_->registry.loadFile(path, o);
 }
