@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE plugin_mpi
 #include <boost/test/unit_test.hpp>
 
-#include "expected_match.hpp"
+#include "core/golden/matcher.hpp"
 #include "mpi.hpp"
 
 #include "../../../plugins/jobset/jobset.hpp"
@@ -14,9 +14,15 @@
 namespace mpi = trainer::plugins::mpi;
 namespace sdk = trainer::sdk;
 namespace testing = trainer::sdk::testing;
-using namespace mpitest;
 
 namespace {
+
+// The golden-test matcher (core/golden/matcher.hpp): one line per way `actual` misses `expected`.
+std::string mismatches(const json::value& expected, const json::value& actual, const std::string& at) {
+    std::string out;
+    for (auto const& m : trainer::core::golden::matchSubset(expected, actual, at)) out += m.path + ": " + m.message + "\n";
+    return out;
+}
 
 const std::string kCase08 = std::string(TRAINER_GOLDEN_DIR) + "/upstream/08-mpi-openmpi-launcher-not-node.json";
 json::value parse(std::string_view s) { return json::parse(s); }
@@ -143,9 +149,7 @@ BOOST_AUTO_TEST_CASE(golden_case_08_pod_sets_match_expected_jobset) {
     auto* jobSet = r.object("JobSet", "test-job");
     BOOST_TEST_REQUIRE(jobSet);
     json::value actual = *jobSet;
-    std::vector<std::string> errs;
-    match(c.expectedJobSet, &actual, "JobSet", "", errs);
-    BOOST_TEST(errs.empty(), joinErrors(errs));
+    BOOST_TEST(mismatches(c.expectedJobSet, actual, "JobSet").empty(), mismatches(c.expectedJobSet, actual, "JobSet"));
     for (auto const& rj : c.expectedJobSet.at("spec").at("replicatedJobs").as_array()) {
         const auto& name = rj.at("name").as_string();
         BOOST_TEST(countOf(r.info, name) == rj.at("template").at("spec").at("parallelism").as_int64(), name);
@@ -177,12 +181,10 @@ BOOST_AUTO_TEST_CASE(golden_case_08_objects) {
     BOOST_TEST(objects[0].at("kind").as_string() == "Secret");
     BOOST_TEST(objects[1].at("kind").as_string() == "ConfigMap");
     for (auto const* want : {&c.expectedConfigMap, &c.expectedSecret}) {
-        std::vector<std::string> errs;
         auto* got = r.object(want->at("kind").as_string(), want->at("metadata").at("name").as_string());
         BOOST_TEST_REQUIRE(got);
-        json::value actual = *got;
-        match(*want, &actual, std::string(want->at("kind").as_string()), "", errs);
-        BOOST_TEST(errs.empty(), joinErrors(errs));
+        const std::string kind(want->at("kind").as_string());
+        BOOST_TEST(mismatches(*want, *got, kind).empty(), mismatches(*want, *got, kind));
     }
     BOOST_TEST(hostfileOf(r) == "test-job-node-0-0.test-job slots=8\ntest-job-node-0-1.test-job slots=8\n");
     // Exactly the fields of a Secret apply config (no stray members).
