@@ -132,6 +132,21 @@ const std::vector<Command>& commands() {
          "Prints PASS <file>, or FAIL <file>: <name> with one line per difference, and 'N passed, M failed' last.\n"
          "Exit status: 0 every case passed, 1 a case failed or is not a valid case, 2 the run could not start\n"
          "(flags, --config, a CASES path, a plugin that did not load)."},
+        {"new-plugin", "new-plugin NAME --kind ml-policy|pod-group [--dir DIR]",
+         "Write a standalone CMake project for a new plugin: sources, unit and golden tests, example, CI script",
+         {{"kind", 0, true, false, "ml-policy (mlPolicy.NAME) or pod-group (podGroupPolicy.NAME)", ""},
+          {"dir", 0, true, false, "the directory to write (default ./NAME; must not exist, or be empty)", ""}},
+         1, 1, &cmdNewPlugin, 2,
+         "NAME names the plugin, its policy (mlPolicy.NAME or podGroupPolicy.NAME) and its module NAME.so:\n"
+         "lowercase letters and digits starting with a letter, words joined by single '-' (my-policy), at most\n"
+         "40 characters. The C++ namespace (my_policy_plugin), class (MyPolicyPlugin) and, for an ML policy,\n"
+         "the env var prefix (MY_POLICY_*) derive from it. A name the plugins of the default plugin directory\n"
+         "already hold (a plugin or policy of that name, an overlapping env claim) is refused, as the\n"
+         "operator would refuse to load the plugin.\n"
+         "The project builds with find_package(TrainerSDK) against an installed prefix P: ./ci.sh P configures,\n"
+         "builds, runs the unit tests (TrainerSDK::testing) and the golden cases (test-plugins); its README.md\n"
+         "says what to change. Existing files are never overwritten.\n"
+         "Exit status: 0 written, 1 a file could not be written, 2 a usage error (NAME, --kind, --dir)."},
         {"plugin-host", "plugin-host --socket-fd N --file-fd N --path PATH [--memory-limit BYTES] [--parent-pid PID]",
          "Run one process-isolated plugin for the operator (started by the operator only, README \"Plugin isolation\")",
          {{"socket-fd", 0, true, false, "the socket to the operator", "3"},

@@ -92,5 +92,7 @@ int cmdCerts(const Args& args, Io& io);
 int cmdPluginHost(const Args& args, Io& io);
 // Golden cases on the real host (test_plugins_command.cpp).
 int cmdTestPlugins(const Args& args, Io& io);
+// A standalone CMake project for a new plugin (new_plugin_command.cpp).
+int cmdNewPlugin(const Args& args, Io& io);
 
 }  // namespace trainer::core::cli
