@@ -245,7 +245,8 @@ BOOST_AUTO_TEST_CASE(admission_on_the_real_host) {
     auto refused = host.admit(trainJob(
         json::object{{"env", json::array{json::object{{"name", "@ENV_PREFIX@_NUM_NODES"}, {"value", "9"}}}}}));
     BOOST_REQUIRE_EQUAL(refused.errors().size(), 1u);
-    BOOST_TEST(refused.errors()[0].path == "spec.trainer.env[0].name");
+    BOOST_TEST(refused.errors()[0].path == "spec.trainer.env[0]");
+    BOOST_TEST(refused.errors()[0].message == "@ENV_PREFIX@_NUM_NODES is reserved for the @NAME@ policy");
 }
 )TPL";
 
@@ -329,7 +330,7 @@ runtimes:
                     spec:
                       containers: [{name: node, image: busybox, command: [sh, -c, env]}]
 expectedErrors:
-  - field: spec.trainer.env[0].name
+  - field: spec.trainer.env[0]
     message: @ENV_PREFIX@_NUM_NODES is reserved for the @NAME@ policy
 )TPL";
 

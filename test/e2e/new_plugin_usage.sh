@@ -4,7 +4,7 @@
 # overlapping env claim), an unknown or missing --kind, a --dir that exists and is not empty.
 #   new_plugin_usage.sh <trainer-operator binary> <shipped plugin dir>
 set -euo pipefail
-bin=$1
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 export TRAINER_PLUGIN_DIR=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -49,5 +49,6 @@ mkdir "$tmp/empty"
 test -f "$tmp/empty/fine.cpp" && test -x "$tmp/empty/ci.sh"
 (cd "$tmp" && "$bin" new-plugin dflt --kind ml-policy >/dev/null)
 test -f "$tmp/dflt/CMakeLists.txt" && grep -q 'trainer_add_plugin(dflt ' "$tmp/dflt/CMakeLists.txt"
+cd "$tmp"
 expect_usage "--dir \"dflt\": exists and is not empty" dflt --kind ml-policy
 echo "new-plugin usage: ok"
