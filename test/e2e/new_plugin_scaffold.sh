@@ -33,8 +33,12 @@ generate() {
   grep -qE "Test +#[0-9]+: ${name}_golden \.+ +Passed" "$tmp/$name.ci"
   test "$(tail -n 1 "$tmp/$name.ci")" = "$cases passed, 0 failed"
   # The unit tests ran on the real host too (TrainerSDK::testing from the prefix).
-  "$tmp/$name-build/${name}_test" --list_content 2>&1 | grep -q the_resulting_info_on_the_real_host
-  readelf -d "$tmp/$name-build/${name}_test" | grep -q 'NEEDED.*libtrainer-sdk-testing\.so'
+  # (Captured first: `grep -q` ending a pipe early would fail it under pipefail.)
+  local listed dynamic
+  listed=$("$tmp/$name-build/${name}_test" --list_content 2>&1)
+  grep -q the_resulting_info_on_the_real_host <<<"$listed"
+  dynamic=$(readelf -d "$tmp/$name-build/${name}_test")
+  grep -q 'NEEDED.*libtrainer-sdk-testing\.so' <<<"$dynamic"
 }
 
 # loaded <name> <claim> <extension points as JSON>: the module loads on its own.
