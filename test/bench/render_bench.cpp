@@ -1,110 +1,107 @@
-// What `render` of one TrainJob costs through every loaded plugin, against the floor of
-// parsing its inputs and printing its outputs once (issue: "a small multiple").
-//   render_bench [iterations] [plugin-dir] [input files...]
-// Prints per-iteration medians over 5 runs and the ratio. Plugin loading is start-up cost and
-// is measured separately.
-#include "core/api/admission.hpp"
-#include "core/api/schema.hpp"
-#include "core/cli/session.hpp"
-#include "core/json/io.hpp"
-#include "core/plugin/framework.hpp"
-#include "core/plugin/pipeline.hpp"
-#include "core/plugin/registry.hpp"
+// P1 of issue 14: `trainer-operator render` of N TrainJobs (default 10,000) against one runtime
+// (torch: examples/10-runtime-torch-distributed.yaml; MPI: examples/11-runtime-deepspeed-distributed.yaml),
+// against the floor of the same work measured in the same run: Boost.JSON parsing the same input
+// bytes, then parsing and serialising the same output bytes (in this process, from memory).
+//   render_bench [--n N] [--runs R] [--runtimes torch,mpi] [--operator BIN] [--plugin-dir DIR]
+//                [--write-inputs DIR]
+// Each run spawns `render -f in.json -o json` with its output in a file; its CPU time (user +
+// system) and peak RSS come from wait4, the floor's CPU time from CLOCK_PROCESS_CPUTIME_ID: CPU
+// time, not wall time, because the machines this runs on are shared and wall time counts the
+// waits for a core (wall time is printed too). Render and floor runs alternate, so noise from
+// other work falls on both; medians of R runs (default 5) are reported. The output must hold
+// one JobSet per TrainJob. --write-inputs writes the generated inputs (in-<runtime>.json) and
+// exits: what the byte-identity checks of README "Benchmarks" render before and after a change.
+#include "bench_objects.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <vector>
-
-using namespace trainer::core;
-using Clock = std::chrono::steady_clock;
-
+using namespace trainer;
+using namespace trainer::bench;
 namespace {
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+// A List of the runtime and N TrainJobs, as one JSON document.
+std::string inputList(const Runtime& rt, long n) {
+    json::array items{runtimeObject(rt)};
+    for (long i = 0; i < n; ++i) items.push_back(trainJob(rt, i));
+    return json::serialize(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}});
 }
 
-// The floor: parse the inputs and print the result once.
-size_t parseAndPrint(const std::vector<std::string>& files, const std::vector<json::object>& result) {
-    std::vector<InputDocument> docs;
-    auto d = readInputs(files, docs);
-    if (!d.ok()) std::abort();
-    json::array items(result.begin(), result.end());
-    return docs.size() + toJson(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}, true).size();
+size_t sink = 0;  // keeps the floor's work from being optimised away
+
+// The floor: parse the input, parse the output and serialise it again.
+double floorSeconds(const std::string& input, const std::string& output) {
+    json::parse_options o;
+    o.max_depth = 1024;
+    const double start = cpuSeconds();
+    json::value in = json::parse(input, {}, o);
+    json::value out = json::parse(output, {}, o);
+    std::string printed = json::serialize(out);
+    double s = cpuSeconds() - start;
+    sink += printed.size() + in.as_object().size();
+    return s;
 }
 
-// What render does per invocation after the plugins are loaded.
-std::vector<json::object> render(const std::vector<std::string>& files, const Framework& fw, size_t& bytes) {
-    std::vector<InputDocument> docs;
-    if (!readInputs(files, docs).ok()) std::abort();
-    ObjectSet cluster;
-    std::vector<json::object> trainJobs;
-    for (auto& doc : docs) {
-        cli::completeMetadata(doc.object);
-        auto kind = kindOf(doc.object);
-        if (kind == ObjectKind::TrainJob) {
-            applyDefaults(doc.object);
-            if (!validateSchema(doc.object).ok()) std::abort();
-            trainJobs.push_back(doc.object);
-        } else if (kind != ObjectKind::Other) {
-            applyDefaults(doc.object);
-            if (!validateRuntime(doc.object, true, nullptr).ok()) std::abort();
+// JobSets in a render output.
+size_t jobSets(const std::string& output) {
+    json::parse_options o;
+    o.max_depth = 1024;
+    size_t n = 0;
+    const json::value list = json::parse(output, {}, o);
+    for (auto const& item : list.at("items").as_array())
+        if (item.at("kind") == "JobSet") ++n;
+    return n;
+}
+
+void benchRuntime(const Runtime& rt, long n, int runs, const std::string& op, const std::string& plugins, const std::string& dir) {
+    const std::string in = dir + "/in-" + rt.id + ".json", out = dir + "/out-" + rt.id + ".json",
+                      err = dir + "/err-" + rt.id + ".txt";
+    const std::string input = inputList(rt, n);
+    writeFile(in, input);
+    const std::vector<std::string> argv{op, "render", "-f", in, "-o", "json", "--plugin-dir", plugins};
+    std::vector<double> renderUs, wallUs, floorUs, rssMb;
+    std::string output;
+    for (int i = 0; i <= runs; ++i) {  // run 0 warms the page cache and yields the output
+        auto r = runChild(argv, out, err);
+        if (r.exitCode != 0) fail("render exited " + std::to_string(r.exitCode) + ": " + readFile(err));
+        if (i == 0) {
+            output = readFile(out);
+            if (size_t js = jobSets(output); js != static_cast<size_t>(n))
+                fail("render output holds " + std::to_string(js) + " JobSets, not " + std::to_string(n));
+            continue;
         }
-        cluster.put(doc.object);
+        renderUs.push_back(r.cpuSeconds * 1e6 / n);
+        wallUs.push_back(r.seconds * 1e6 / n);
+        rssMb.push_back(r.maxRssMb);
+        floorUs.push_back(floorSeconds(input, output) * 1e6 / n);
     }
-    std::vector<json::object> out;
-    for (auto const& tj : trainJobs) {
-        if (!admitTrainJob(fw, tj, nullptr, cluster).ok()) std::abort();
-        auto b = buildTrainJob(fw, tj, cluster);
-        if (!b.diagnostics.ok()) std::abort();
-        if (b.snapshot) out.push_back(*b.snapshot);
-        out.insert(out.end(), b.objects.begin(), b.objects.end());
-    }
-    json::array items(out.begin(), out.end());
-    bytes = toJson(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}, true).size();
-    return out;
+    const double r = median(renderUs), f = median(floorUs), rss = median(rssMb), outMb = output.size() / 1048576.0;
+    const std::string what = "P1 render " + rt.id + " N=" + std::to_string(n);
+    std::fprintf(stderr, "%s: input %.1f MB, output %.1f MB; render CPU us/TrainJob %s (wall %s); floor %s; RSS MB %s\n",
+                 what.c_str(), input.size() / 1048576.0, outMb, fixed(r, 1).c_str(), fixed(median(wallUs), 1).c_str(),
+                 fixed(f, 1).c_str(), fixed(rss, 1).c_str());
+    row(what + ": CPU per TrainJob", fixed(r, 1) + " us", fixed(f, 1) + " us (JSON floor)", fixed(r / f) + "x",
+        "<= 3.00x", yesNo(r / f <= 3.0));
+    row(what + ": peak RSS", fixed(rss, 1) + " MB", fixed(outMb, 1) + " MB (output)", fixed(rss / outMb) + "x",
+        "<= 1.50x", yesNo(rss / outMb <= 1.5));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    int iterations = argc > 1 ? std::atoi(argv[1]) : 200;
-    std::string pluginDir = argc > 2 ? argv[2] : TRAINER_PLUGIN_BUILD_DIR;
-    std::vector<std::string> files;
-    for (int i = 3; i < argc; ++i) files.push_back(argv[i]);
-    if (files.empty())
-        files = {std::string(TRAINER_SOURCE_DIR) + "/examples/13-runtime-torch-coscheduling.yaml",
-                 std::string(TRAINER_SOURCE_DIR) + "/examples/23-trainjob-torch-coscheduling.yaml"};
-
-    auto t0 = Clock::now();
-    PluginRegistry registry;
-    registry.loadDirectory(pluginDir);
-    double loadMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    Framework fw(registry);
-
-    size_t bytes = 0;
-    auto result = render(files, fw, bytes);
-    std::vector<double> floorRuns, renderRuns;
-    for (int run = 0; run < 5; ++run) {
-        auto a = Clock::now();
-        size_t sink = 0;
-        for (int i = 0; i < iterations; ++i) sink += parseAndPrint(files, result);
-        auto b = Clock::now();
-        for (int i = 0; i < iterations; ++i) sink += render(files, fw, bytes).size();
-        auto c = Clock::now();
-        if (sink == 0) std::abort();
-        floorRuns.push_back(std::chrono::duration<double, std::micro>(b - a).count() / iterations);
-        renderRuns.push_back(std::chrono::duration<double, std::micro>(c - b).count() / iterations);
+    Flags flags(argc, argv);
+    const long n = flags.number("n", 10000);
+    const int runs = static_cast<int>(flags.number("runs", 5));
+    const std::string op = flags.get("operator", std::string(TRAINER_BINARY_DIR) + "/bin/trainer-operator");
+    const std::string plugins = flags.get("plugin-dir", TRAINER_PLUGIN_BUILD_DIR);
+    const std::string selected = flags.get("runtimes", "torch,mpi");
+    if (n < 1 || runs < 1) fail("--n and --runs must be at least 1");
+    if (flags.has("write-inputs")) {
+        const std::string dir = flags.get("write-inputs", ".");
+        for (auto const& rt : runtimes()) writeFile(dir + "/in-" + rt.id + ".json", inputList(rt, n));
+        return 0;
     }
-    double f = median(floorRuns), r = median(renderRuns);
-    std::printf("plugins loaded: %zu in %.1f ms\n", registry.plugins().size(), loadMs);
-    std::printf("inputs: %zu files; output: %zu objects, %zu bytes of JSON\n", files.size(), result.size(), bytes);
-    std::printf("parse inputs + print output once: %.1f us (median of 5 runs x %d)\n", f, iterations);
-    std::printf("render (admission + build through every plugin + print): %.1f us\n", r);
-    std::printf("ratio: %.2fx\n", r / f);
-    return 0;
+    const std::string dir = tempDir("render_bench");
+    for (auto const& rt : runtimes())
+        if (("," + selected + ",").find("," + rt.id + ",") != std::string::npos) benchRuntime(rt, n, runs, op, plugins, dir);
+    if (flags.has("keep")) std::fprintf(stderr, "kept %s\n", dir.c_str());
+    else std::filesystem::remove_all(dir);
+    return sink == 0;
 }

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The performance suite of issue 14 (test/bench/README.md): builds what it needs, installs nginx
+# (P5's reference) with apt-get when it is missing, runs P1-P5 and prints one table: benchmark,
+# measured value, the reference measured side by side in the same run, their ratio, the target,
+# and whether it is met. Every figure is a median of --runs runs (default 5).
+#   scripts/bench.sh [--full] [--runs N] [--only P1,P3,...]
+# --full: P4 adds 100,000 stored TrainJobs (the issue's size; several more minutes). Without it
+# P4 stops at 10,000 and the whole suite takes about 10 minutes on 2 cores.
+# BUILD_DIR (default build) is configured RelWithDebInfo when it does not exist yet.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FULL=""
+RUNS=5
+ONLY="P1,P3,P4,P5"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --full) FULL="--full" ;;
+    --runs) RUNS="$2"; shift ;;
+    --only) ONLY="$2"; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument $1 (--full, --runs N, --only P1,P3)" >&2; exit 2 ;;
+  esac
+  shift
+done
+wants() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+if wants P5 && [ ! -x /usr/sbin/nginx ]; then
+  echo "bench.sh: installing nginx (P5's reference server)" >&2
+  as_root=""; [ "$(id -u)" -eq 0 ] || as_root="sudo"
+  $as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends nginx >/dev/null
+  # Debian's package starts a system nginx on port 80 where an init system runs; the benchmark
+  # runs its own on a free loopback port and leaves that one alone.
+fi
+
+BUILD_DIR=${BUILD_DIR:-build}
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
+fi
+targets=(trainer-operator trainer-plugins)
+wants P1 && targets+=(render_bench)
+wants P2 && targets+=(plugin_link_bench)
+wants P3 && targets+=(startup_bench)
+wants P4 && targets+=(controller_bench)
+wants P5 && targets+=(webhook_bench)
+args=()
+for t in "${targets[@]}"; do args+=(--target "$t"); done
+echo "bench.sh: building ${targets[*]}" >&2
+cmake --build "$BUILD_DIR" -j"${JOBS:-2}" "${args[@]}" >"$BUILD_DIR/bench-build.log" 2>&1 ||
+  { tail -30 "$BUILD_DIR/bench-build.log" >&2; exit 1; }
+
+bin="$BUILD_DIR/bin"
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+run() {  # one benchmark program; its ROW lines are kept, its progress goes to stderr
+  local name=$1; shift
+  echo "bench.sh: $name $*" >&2
+  if ! "$bin/$name" "$@" >>"$results"; then
+    printf 'ROW\t%s\tFAILED\t-\t-\t-\tno\n' "$name" >>"$results"
+  fi
+}
+start=$(date +%s)
+wants P1 && run render_bench --runs "$RUNS"
+wants P2 && run plugin_link_bench --runs "$RUNS"
+wants P3 && run startup_bench --runs "$RUNS"
+wants P4 && run controller_bench --runs "$RUNS" $FULL
+wants P5 && run webhook_bench --runs "$RUNS"
+
+echo
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - start )) s; medians of $RUNS runs"
+{
+  printf 'benchmark\tmeasured\treference\tratio\ttarget\tmet\n'
+  grep '^ROW' "$results" | cut -f2-
+} | column -t -s $'\t'
+if grep -q $'^ROW\t.*\tno$' "$results"; then
+  echo "targets not met: $(grep -c $'\tno$' "$results")"
+  exit 1
+fi
+echo "every target met"

@@ -1,0 +1,156 @@
+// P3 of issue 14: start-up with 200 generated plugins against a bare dlopen of the same 200 files.
+//   startup_bench [--plugins N] [--runs R] [--template FILE] [--operator BIN] [--isolated]
+// Setup (not timed): N copies of the template plugin (generated_plugin.cpp, built by CMake), each
+// with its own name and claim written over the template's markers, mode 0755 in a fresh 0700
+// directory, listed in that directory's shipped manifest (shipped-plugins.sha256), as plugins
+// built and shipped with the operator are: they load in the operator's process.
+// Measured as CPU time (the machines this runs on are shared: wall time counts the waits for a
+// core), each in a fresh child process (a library stays loaded once opened), alternating:
+//   bare      dlopen(RTLD_NOW | RTLD_LOCAL) of every file;
+//   registry  PluginRegistry::loadDirectory of the directory: trust checks, hashes and manifest,
+//             dlopen, entry point, descriptor, claims, create(); every plugin must load.
+// Medians of R runs (default 5); the first run of each is a warm-up (page cache).
+// --isolated also times the same files without the manifest: not shipped, so each is probed and
+// kept in its own plugin-host child (README "Plugin isolation"); wall time, without a target.
+#include "bench_support.hpp"
+
+#include "core/plugin/registry.hpp"
+
+#include <openssl/evp.h>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <functional>
+
+using namespace trainer;
+using namespace trainer::bench;
+
+namespace {
+
+std::string sha256Hex(const std::string& bytes) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1) fail("sha256");
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (unsigned i = 0; i < len; ++i) (out += digits[md[i] >> 4]) += digits[md[i] & 15];
+    return out;
+}
+
+// Replaces every occurrence of `marker` (ending in XXXXX) with the same text ending in `number`.
+size_t rewrite(std::string& bytes, const std::string& marker, const std::string& number) {
+    std::string with = marker.substr(0, marker.size() - 5) + number;
+    size_t count = 0;
+    for (size_t at = bytes.find(marker); at != std::string::npos; at = bytes.find(marker, at + with.size()), ++count)
+        bytes.replace(at, with.size(), with);
+    return count;
+}
+
+// N copies of the template in `dir`; the manifest lists them when `manifest`.
+std::vector<std::string> generate(const std::string& templ, const std::string& dir, int n, bool manifest) {
+    const std::string bytes = readFile(templ);
+    std::vector<std::string> files;
+    std::string lines;
+    for (int i = 0; i < n; ++i) {
+        char number[16];
+        std::snprintf(number, sizeof number, "%05d", i);
+        std::string copy = bytes;
+        if (!rewrite(copy, "bench-gen-XXXXX", number) || !rewrite(copy, "BENCH_GEN_XXXXX", number))
+            fail(templ + " does not hold the name and claim markers");
+        const std::string name = std::string("gen-") + number + ".so";
+        files.push_back(dir + "/" + name);
+        writeFile(files.back(), copy);
+        ::chmod(files.back().c_str(), 0755);
+        lines += sha256Hex(copy) + "  " + name + "\n";
+    }
+    if (manifest) writeFile(dir + "/shipped-plugins.sha256", lines);
+    return files;
+}
+
+// Runs `work` in a fresh child process; its result (seconds) comes back through a pipe.
+double inChild(const std::function<double()>& work) {
+    int fds[2];
+    if (::pipe(fds) != 0) fail("pipe");
+    std::fflush(nullptr);
+    pid_t pid = ::fork();
+    if (pid < 0) fail("fork");
+    if (pid == 0) {
+        ::close(fds[0]);
+        double s = work();
+        ssize_t w = ::write(fds[1], &s, sizeof s);
+        ::_exit(w == static_cast<ssize_t>(sizeof s) ? 0 : 1);
+    }
+    ::close(fds[1]);
+    double s = -1;
+    ssize_t got = ::read(fds[0], &s, sizeof s);
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (got != static_cast<ssize_t>(sizeof s) || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || s < 0)
+        fail("a measuring child failed (status " + std::to_string(status) + ")");
+    return s;
+}
+
+double bareDlopen(const std::vector<std::string>& files) {
+    const double start = cpuSeconds();
+    for (auto const& f : files)
+        if (!::dlopen(f.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+            std::fprintf(stderr, "dlopen %s: %s\n", f.c_str(), ::dlerror());
+            return -1;
+        }
+    return cpuSeconds() - start;
+}
+
+// CPU time of the load (wall time for `wall`: plugin-host children's work is not ours).
+double registryLoad(const std::string& dir, size_t expected, const std::string& op, bool wall = false) {
+    core::PluginOptions options;
+    options.isolation.hostExecutable = op;  // `trainer-operator plugin-host` runs the children
+    const double cpu = cpuSeconds();
+    const auto start = Clock::now();
+    core::PluginRegistry registry;
+    registry.loadDirectory(dir, options);
+    // Measured before the registry's destruction, which is not start-up.
+    double s = wall ? secondsSince(start) : cpuSeconds() - cpu;
+    for (auto const& r : registry.rejected()) std::fprintf(stderr, "rejected: %s\n", r.reason.c_str());
+    if (registry.plugins().size() != expected || !registry.rejected().empty()) return -1;
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Flags flags(argc, argv);
+    const int n = static_cast<int>(flags.number("plugins", 200));
+    const int runs = static_cast<int>(flags.number("runs", 5));
+    const std::string templ = flags.get("template", BENCH_GENERATED_PLUGIN);
+    const std::string op = flags.get("operator", std::string(TRAINER_BINARY_DIR) + "/bin/trainer-operator");
+    if (n < 1 || runs < 1) fail("--plugins and --runs must be at least 1");
+
+    const std::string dir = tempDir("startup_bench");
+    const auto files = generate(templ, dir, n, /*manifest=*/true);
+    std::vector<double> bare, reg;
+    for (int i = 0; i <= runs; ++i) {
+        double b = inChild([&] { return bareDlopen(files); });
+        double r = inChild([&] { return registryLoad(dir, files.size(), op); });
+        if (i == 0) continue;  // warm-up
+        bare.push_back(b * 1e3);
+        reg.push_back(r * 1e3);
+    }
+    const double b = median(bare), r = median(reg);
+    const std::string what = "P3 start-up, " + std::to_string(n) + " generated plugins";
+    std::fprintf(stderr, "%s: %.1f MB of plugin files; registry %.1f ms, bare dlopen %.1f ms\n", what.c_str(),
+                 n * readFile(files.front()).size() / 1048576.0, r, b);
+    row(what + " (shipped, in-process): CPU", fixed(r, 1) + " ms", fixed(b, 1) + " ms (bare dlopen)", fixed(r / b) + "x",
+        "<= 1.30x", yesNo(r / b <= 1.3));
+    if (flags.has("isolated")) {
+        std::filesystem::remove(dir + "/shipped-plugins.sha256");
+        std::vector<double> iso;
+        for (int i = 0; i < std::max(1, runs / 2); ++i) iso.push_back(1e3 * inChild([&] { return registryLoad(dir, files.size(), op, true); }));
+        const double s = median(iso);
+        row(what + " (not shipped: plugin-host children): wall", fixed(s, 1) + " ms", fixed(b, 1) + " ms (bare dlopen)",
+            fixed(s / b) + "x", "(no target)", "-");
+    }
+    std::filesystem::remove_all(dir);
+    return 0;
+}
