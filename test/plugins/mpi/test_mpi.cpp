@@ -14,6 +14,7 @@
 namespace mpi = trainer::plugins::mpi;
 namespace sdk = trainer::sdk;
 namespace testing = trainer::sdk::testing;
+namespace json = boost::json;
 
 namespace {
 

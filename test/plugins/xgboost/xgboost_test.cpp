@@ -29,12 +29,6 @@ json::object xgbRuntime(int64_t numNodes, json::value resources = nullptr) {
     return makeRuntime(json::object{{"numNodes", numNodes}, {"xgboost", json::object{}}}, node);
 }
 
-struct Err {
-    std::string path, message;
-    bool operator==(const Err&) const = default;
-};
-std::ostream& operator<<(std::ostream& os, const Err& e) { return os << e.path << ": " << e.message; }
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(xgboost_workers_table) {
