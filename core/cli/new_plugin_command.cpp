@@ -101,7 +101,7 @@ int cmdNewPlugin(const Args& args, Io& io) {
 
     io.out << "Writing " << kind->name << " plugin " << name << " (" << kind->summary << ") to " << dir.string()
            << ":\n";
-    for (auto const& table : {scaffold::commonFiles(), kind->files})
+    for (auto const& table : {scaffold::templateFiles("common"), kind->files})
         for (auto const& f : table) {
             const fs::path path = dir / scaffold::substitute(f.path, names);
             if (!writeFile(path, scaffold::substitute(f.text, names), f.executable, io)) return 1;

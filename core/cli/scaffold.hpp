@@ -1,5 +1,6 @@
-// `trainer-operator new-plugin`: the templates of a standalone plugin project (one table of
-// files per kind, embedded in the binary) and the names derived from the plugin's name.
+// `trainer-operator new-plugin`: the templates of a standalone plugin project (sdk/scaffold/:
+// the common files and one folder per kind, embedded in the binary) and the names derived from
+// the plugin's name.
 #pragma once
 
 #include <optional>
@@ -29,10 +30,9 @@ struct Kind {
 std::span<const Kind> kinds();
 const Kind* findKind(std::string_view name);
 
-// The files of each kind (scaffold_templates_*.cpp).
-std::span<const TemplateFile> commonFiles();
-std::span<const TemplateFile> mlPolicyFiles();
-std::span<const TemplateFile> podGroupFiles();
+// The template files of one folder of sdk/scaffold/: "common" (every project) or a kind's
+// name; empty for an unknown folder. Embedded at build time (cmake/EmbedScaffold.cmake).
+std::span<const TemplateFile> templateFiles(std::string_view set);
 
 // The names a plugin called `name` uses in its project (scaffold_names.cpp).
 struct Names {

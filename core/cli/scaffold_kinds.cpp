@@ -12,10 +12,10 @@ constexpr std::array<std::string_view, 1> kPodGroupClaims{"podGroupPolicy.@NAME@
 
 std::span<const Kind> kinds() {
     static const std::array<Kind, 2> table{{
-        {"ml-policy", "an ML policy (mlPolicy.<name>): env vars for the trainer's nodes", mlPolicyFiles(),
+        {"ml-policy", "an ML policy (mlPolicy.<name>): env vars for the trainer's nodes", templateFiles("ml-policy"),
          kMlPolicyClaims},
         {"pod-group", "a pod-group policy (podGroupPolicy.<name>): gang-scheduling labels on every pod",
-         podGroupFiles(), kPodGroupClaims},
+         templateFiles("pod-group"), kPodGroupClaims},
     }};
     return table;
 }

@@ -17,7 +17,8 @@ using testing::RealHost;
 
 namespace {
 
-// An ML policy "alpha": HELLO env var with the node count; refuses a user ALPHA_NODES.
+// An ML policy "alpha": ALPHA_NODES and GREETING on the trainer; refuses more than 100 nodes.
+// Its env: claim makes the host refuse a user's ALPHA_NODES (core/plugin/reserved_env.cpp).
 struct Alpha : Plugin, CustomValidation, EnforceMLPolicy {
     std::string greeting;
     Alpha(const json::object& config, Context& ctx) : greeting(getString(config, "greeting").value_or("hi")) {
@@ -26,10 +27,8 @@ struct Alpha : Plugin, CustomValidation, EnforceMLPolicy {
     static PluginMeta meta() { return {"alpha", "1.0.0", "test ML policy", 10, true, {"mlPolicy.alpha", "env:ALPHA_NODES"}, {}}; }
     void validate(const Info& info, Context& ctx) override {
         auto* trainer = info.trainer();
-        if (auto* env = trainer ? getArray(*trainer, "env") : nullptr)
-            for (size_t i = 0; i < env->size(); ++i)
-                if (getString((*env)[i].as_object(), "name") == "ALPHA_NODES")
-                    ctx.error("spec.trainer.env[" + std::to_string(i) + "].name", "ALPHA_NODES is reserved");
+        if (auto n = trainer ? getInt(*trainer, "numNodes") : std::nullopt; n && *n > 100)
+            ctx.error("spec.trainer.numNodes", "alpha runs at most 100 nodes");
     }
     void enforceMLPolicy(const Info& info, Edits& edits, Context& ctx) override {
         auto t = applyTrainerNumNodes(info, edits);
@@ -241,11 +240,17 @@ BOOST_AUTO_TEST_CASE(run_one_hook_applies_its_edits) {
     BOOST_TEST(refused.errors()[0].message ==
                "TrainingRuntime \"rt\" configures mlPolicy.torch, but no loaded plugin claims it (loaded plugins: alpha, rival)");
 
-    // CustomValidation gets the admission member.
-    auto v = host.run(Hook::CustomValidation, testing::buildInfo(trainJob({{"env", json::array{json::object{{"name", "ALPHA_NODES"}}}}}), theRuntime()).info);
+    // CustomValidation gets the admission member; the host adds its refusal of claimed env names.
+    auto v = host.run(Hook::CustomValidation, testing::buildInfo(trainJob({{"numNodes", 101}}), theRuntime()).info);
     BOOST_REQUIRE_EQUAL(v.errors().size(), 1u);
-    BOOST_TEST(v.errors()[0].path == "spec.trainer.env[0].name");
+    BOOST_TEST(v.errors()[0].path == "spec.trainer.numNodes");
+    BOOST_TEST(v.errors()[0].message == "alpha runs at most 100 nodes");
     BOOST_TEST(getString(*getObject(v.info, "admission"), "operation").value_or("") == "CREATE");
+    auto claimed = host.run(Hook::CustomValidation,
+                            testing::buildInfo(trainJob({{"env", json::array{json::object{{"name", "ALPHA_NODES"}}}}}), theRuntime()).info);
+    BOOST_REQUIRE_EQUAL(claimed.errors().size(), 1u);
+    BOOST_TEST(claimed.errors()[0].path == "spec.trainer.env");
+    BOOST_TEST(claimed.errors()[0].message == "must not have reserved envs, invalid envs configured: [ALPHA_NODES]");
 }
 
 BOOST_AUTO_TEST_CASE(build_phases_report_conflicts_between_plugins) {
@@ -307,7 +312,7 @@ BOOST_AUTO_TEST_CASE(admission_and_status) {
     BOOST_TEST(host.admit(trainJob()).ok());
     auto reserved = host.admit(trainJob({{"env", json::array{json::object{{"name", "X"}}, json::object{{"name", "ALPHA_NODES"}}}}}));
     BOOST_REQUIRE_EQUAL(reserved.errors().size(), 1u);
-    BOOST_TEST(reserved.errors()[0].path == "spec.trainer.env[1].name");
+    BOOST_TEST(reserved.errors()[0].path == "spec.trainer.env");
     // The CRD schema runs first: an undeclared field is refused before any plugin runs.
     auto typo = trainJob();
     typo["spec"].as_object()["trainr"] = json::object{};
