@@ -128,10 +128,13 @@ std::string EditLedger::checkClaims(const std::string& plugin, const std::vector
         if (path[i] == "env") kind = kEnvClaimPrefix;
         else if (path[i] == "volumes") kind = kVolumeClaimPrefix;
         else continue;
-        for (auto const& [claim, owner] : claims_)
-            if (owner != plugin && claimCovers(claim, kind, path[i + 1]))
-                return "plugin " + plugin + " wrote " + joinPath(path) + ", but \"" + claim + "\" is claimed by plugin " +
-                       owner;
+        auto refusal = [&](const std::string& claim, const std::string& owner) {
+            return "plugin " + plugin + " wrote " + joinPath(path) + ", but \"" + claim + "\" is claimed by plugin " + owner;
+        };
+        if (auto it = claims_.find(std::string(kind) + path[i + 1]); it != claims_.end() && it->second != plugin)
+            return refusal(it->first, it->second);
+        for (auto const& [claim, owner] : prefixClaims_)
+            if (owner != plugin && claimCovers(claim, kind, path[i + 1])) return refusal(claim, owner);
     }
     return {};
 }

@@ -21,7 +21,11 @@ bool splitPointer(std::string_view path, std::vector<std::string>& out);
 class EditLedger {
 public:
     // Claims of every plugin: env:NAME / volume:NAME (or a prefix pattern, env:PET_*) -> owner plugin.
-    void addClaim(const std::string& claim, const std::string& plugin) { claims_[claim] = plugin; }
+    // Exact names are looked up; the few prefix patterns are scanned (checkClaims).
+    void addClaim(const std::string& claim, const std::string& plugin) {
+        if (claim.ends_with('*')) prefixClaims_.emplace_back(claim, plugin);
+        else claims_[claim] = plugin;
+    }
 
     // Applies one edit document emitted by `plugin` to `info`. Returns "" on success, else a
     // sentence naming the plugin(s) and the path.
@@ -34,7 +38,8 @@ private:
         json::value value;
     };
     std::string checkClaims(const std::string& plugin, const std::vector<std::string>& path) const;
-    std::map<std::string, std::string> claims_;
+    std::map<std::string, std::string> claims_;                        // exact claim -> owner
+    std::vector<std::pair<std::string, std::string>> prefixClaims_;     // "env:PET_*" -> owner
     std::vector<Write> writes_;
 };
 

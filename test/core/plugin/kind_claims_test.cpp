@@ -16,21 +16,7 @@ BOOST_AUTO_TEST_SUITE(kind_claims)
 
 namespace {
 
-struct Loaded {
-    PluginDir dir;
-    PluginRegistry registry;
-    Loaded(const std::vector<std::string>& fixtures, const std::map<std::string, std::string>& configs) : dir(fixtures) {
-        PluginOptions o = testOptions();
-        o.configs = configs;
-        registry.loadDirectory(dir.dir.string(), o);
-    }
-};
-
-std::vector<std::string> errorsOf(const Diagnostics& d) {
-    std::vector<std::string> out;
-    for (auto const& e : d.errors) out.push_back(e.message);
-    return out;
-}
+using Loaded = LoadedFixtures;
 
 std::vector<std::string> kindsOf(const std::vector<json::object>& objects) {
     std::vector<std::string> out;
@@ -99,7 +85,7 @@ BOOST_AUTO_TEST_CASE(an_object_of_a_kind_another_plugin_claims_is_refused_naming
             BOOST_REQUIRE_EQUAL(l.registry.plugins().size(), 3u);
             Framework framework(l.registry, {}, gate(c.gateOn));
             auto r = framework.build(minimalInfo({{"alpha", json::object{}}}), kEmpty);
-            BOOST_TEST(errorsOf(r.diagnostics) == c.errors, boost::test_tools::per_element());
+            BOOST_TEST(errorMessages(r.diagnostics) == c.errors, boost::test_tools::per_element());
             BOOST_TEST(kindsOf(r.objects) == c.objects, boost::test_tools::per_element());
         }
     }

@@ -14,21 +14,7 @@ BOOST_AUTO_TEST_SUITE(object_names)
 
 namespace {
 
-struct Loaded {
-    PluginDir dir;
-    PluginRegistry registry;
-    Loaded(const std::vector<std::string>& fixtures, const std::map<std::string, std::string>& configs) : dir(fixtures) {
-        PluginOptions o = testOptions();
-        o.configs = configs;
-        registry.loadDirectory(dir.dir.string(), o);
-    }
-};
-
-std::vector<std::string> errorsOf(const Diagnostics& d) {
-    std::vector<std::string> out;
-    for (auto const& e : d.errors) out.push_back(e.message);
-    return out;
-}
+using Loaded = LoadedFixtures;
 
 const ObjectSet kEmpty;
 
@@ -58,7 +44,7 @@ BOOST_AUTO_TEST_CASE(reserved_and_repeated_names_are_errors_naming_the_plugins) 
             Loaded l({"alpha", "beta"}, c.configs);
             BOOST_REQUIRE_EQUAL(l.registry.plugins().size(), 2u);
             auto r = Framework(l.registry).build(minimalInfo({{"alpha", json::object{}}}, {{"beta", json::object{}}}), kEmpty);
-            BOOST_TEST(errorsOf(r.diagnostics) == c.errors, boost::test_tools::per_element());
+            BOOST_TEST(errorMessages(r.diagnostics) == c.errors, boost::test_tools::per_element());
             BOOST_TEST(r.objects.empty());  // never two objects of one name, nor a partial set
         }
     }
@@ -70,7 +56,7 @@ BOOST_AUTO_TEST_CASE(other_names_are_free) {
     auto info = minimalInfo({{"alpha", json::object{}}});
     info["trainJob"].as_object()["metadata"].as_object()["name"] = "other";
     auto r = Framework(l.registry).build(info, kEmpty);  // other-runtime-snapshot-copy, other-x
-    BOOST_TEST(r.diagnostics.ok(), (errorsOf(r.diagnostics).empty() ? "" : errorsOf(r.diagnostics)[0]));
+    BOOST_TEST(r.diagnostics.ok(), (errorMessages(r.diagnostics).empty() ? "" : errorMessages(r.diagnostics)[0]));
     BOOST_TEST(r.objects.size() == 2u);
 }
 

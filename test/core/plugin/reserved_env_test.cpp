@@ -18,16 +18,7 @@ BOOST_AUTO_TEST_SUITE(reserved_env)
 
 namespace {
 
-struct Loaded {
-    PluginDir dir;
-    PluginRegistry registry;
-    explicit Loaded(const std::vector<std::string>& fixtures, const std::map<std::string, std::string>& configs = {})
-        : dir(fixtures) {
-        PluginOptions o = testOptions();
-        o.configs = configs;
-        registry.loadDirectory(dir.dir.string(), o);
-    }
-};
+using Loaded = LoadedFixtures;
 
 // An admission Info whose runtime configures `mlPolicy` and whose TrainJob sets `env`.
 json::object admissionInfo(json::object mlPolicy, json::array env) {

@@ -2,6 +2,7 @@
 // copies, and a minimal Info document.
 #pragma once
 
+#include "core/api/errors.hpp"
 #include "core/plugin/registry.hpp"
 
 #include <boost/json.hpp>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,25 @@ inline trainer::core::PluginOptions testOptions() {
     trainer::core::PluginOptions o;
     if (const char* m = std::getenv("TRAINER_TEST_ISOLATION"); m && *m) o.isolation.mode = trainer::core::parseIsolation(m);
     return o;
+}
+
+// A plugin directory of fixtures loaded with testOptions() and the given plugin configurations.
+struct LoadedFixtures {
+    PluginDir dir;
+    trainer::core::PluginRegistry registry;
+    explicit LoadedFixtures(const std::vector<std::string>& fixtures, const std::map<std::string, std::string>& configs = {})
+        : dir(fixtures) {
+        trainer::core::PluginOptions o = testOptions();
+        o.configs = configs;
+        registry.loadDirectory(dir.dir.string(), o);
+    }
+};
+
+// The messages of a result's errors, in order.
+inline std::vector<std::string> errorMessages(const trainer::core::Diagnostics& d) {
+    std::vector<std::string> out;
+    for (auto const& e : d.errors) out.push_back(e.message);
+    return out;
 }
 
 inline std::string rejectionFor(const trainer::core::PluginRegistry& r, const std::string& file) {
