@@ -19,13 +19,35 @@ void printDiagnostics(const Diagnostics& d, std::ostream& err) {
     for (auto const& e : d.errors) err << formatError(e) << "\n";
 }
 
-std::string formatList(std::vector<json::object> items, const std::string& format) {
+// The List of `items` as `render -o yaml` prints it.
+std::string yamlList(std::vector<json::object> items) {
     std::sort(items.begin(), items.end(), [](auto const& a, auto const& b) { return keyOf(a) < keyOf(b); });
     json::array arr;
     for (auto& o : items) arr.push_back(std::move(o));
     json::value list = json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(arr)}};
-    return format == "yaml" ? toYaml(list) : toJson(list, true) + "\n";
+    return toYaml(list);
 }
+
+// The List of `objects` as `render -o json` prints it (toJson of the List, pretty), each object written
+// as text when its TrainJob is built, so no more than one TrainJob's objects are held as JSON
+// values at a time; the texts are sorted by identity and written at the end.
+struct JsonListWriter {
+    std::vector<std::pair<ObjectKey, std::string>> items;
+    void add(const json::object& o) {
+        std::string text;
+        appendJson(text, o, /*pretty=*/true, /*indent=*/4);
+        items.emplace_back(keyOf(o), std::move(text));
+    }
+    void write(std::ostream& out) {
+        std::sort(items.begin(), items.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+        out << "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": " << (items.empty() ? "[]" : "[");
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            out << (i == 0 ? "\n    " : ",\n    ") << items[i].second;
+            std::string().swap(items[i].second);
+        }
+        out << (items.empty() ? "\n}\n" : "\n  ]\n}\n");
+    }
+};
 
 // A Session configured from --config / --feature-gates; false after printing errors.
 bool configuredSession(const Args& args, Io& io, Session& s, std::string& plugins) {
@@ -85,11 +107,19 @@ int cmdRender(const Args& args, Io& io) {
         io.out << toJson(infos, true) << "\n";
         return 0;
     }
+    if (format == "json") {
+        JsonListWriter list;
+        d.append(s.buildTrainJobs([&](json::object&& o) { list.add(o); }));
+        printDiagnostics(d, io.err);
+        if (!d.ok()) return 1;
+        list.write(io.out);
+        return 0;
+    }
     auto built = s.buildTrainJobs();
     d.append(built.diagnostics);
     printDiagnostics(d, io.err);
     if (!d.ok()) return 1;
-    io.out << formatList(std::move(built.objects), format);
+    io.out << yamlList(std::move(built.objects));
     return 0;
 }
 

@@ -142,15 +142,21 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
 
 Session::Built Session::buildTrainJobs() const {
     Built out;
+    out.diagnostics = buildTrainJobs([&](json::object&& o) { out.objects.push_back(std::move(o)); });
+    return out;
+}
+
+Diagnostics Session::buildTrainJobs(const std::function<void(json::object&&)>& each) const {
+    Diagnostics diagnostics;
     for (auto const& tj : trainJobs_) {
         auto b = buildTrainJob(*framework_, tj.object, cluster_);
         for (auto& e : b.diagnostics.errors)
             if (e.origin.empty()) e.origin = tj.origin;
-        out.diagnostics.append(b.diagnostics);
-        if (b.snapshot) out.objects.push_back(std::move(*b.snapshot));
-        for (auto& o : b.objects) out.objects.push_back(std::move(o));
+        diagnostics.append(b.diagnostics);
+        if (b.snapshot) each(std::move(*b.snapshot));
+        for (auto& o : b.objects) each(std::move(o));
     }
-    return out;
+    return diagnostics;
 }
 
 }  // namespace trainer::core::cli

@@ -11,6 +11,7 @@
 #include "core/plugin/operator_settings.hpp"
 #include "core/plugin/registry.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,6 +48,9 @@ public:
         Diagnostics diagnostics;
     };
     Built buildTrainJobs() const;
+    // The same, each object handed to `each` as soon as its TrainJob is built (render writes
+    // objects as text instead of holding them); returns the diagnostics.
+    Diagnostics buildTrainJobs(const std::function<void(json::object&&)>& each) const;
     // The feature gates (effective values) every hook sees from now on.
     void setFeatureGates(std::map<std::string, bool> gates);
     const OperatorSettings& settings() const { return settings_; }

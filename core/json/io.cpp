@@ -464,9 +464,17 @@ void readOnePath(const std::string& path, Diagnostics& d, std::vector<InputDocum
 
 // ---- output ----
 
+// True for a byte written as itself inside a JSON string.
+constexpr bool plainJsonByte(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f; }
+
 void writeEscaped(std::string& out, std::string_view s) {
     out += '"';
-    for (unsigned char c : s) {
+    std::size_t run = 0;  // start of the pending run of bytes written as themselves
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (plainJsonByte(c)) continue;
+        out.append(s.data() + run, i - run);
+        run = i + 1;
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;
@@ -475,16 +483,14 @@ void writeEscaped(std::string& out, std::string_view s) {
             case '\t': out += "\\t"; break;
             case '\b': out += "\\b"; break;
             case '\f': out += "\\f"; break;
-            default:
-                if (c < 0x20 || c == 0x7f) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);
-                }
+            default: {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            }
         }
     }
+    out.append(s.data() + run, s.size() - run);
     out += '"';
 }
 
@@ -761,6 +767,8 @@ std::string toJson(const json::value& v, bool pretty) {
     writeJson(out, v, pretty, 0);
     return out;
 }
+
+void appendJson(std::string& out, const json::value& v, bool pretty, int indent) { writeJson(out, v, pretty, indent); }
 
 std::string toYaml(const json::value& v) { return yamlBlock(v, 0); }
 

@@ -2,10 +2,11 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/encoder.h>
+#include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -19,9 +20,6 @@ constexpr size_t kP521PointSize = 1 + 2 * 66;  // 0x04 || X || Y
 
 struct PkeyFree {
     void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
-struct EncoderFree {
-    void operator()(OSSL_ENCODER_CTX* p) const { OSSL_ENCODER_CTX_free(p); }
 };
 
 // The failing step plus OpenSSL's reason (error queue text has no key bytes).
@@ -75,6 +73,70 @@ std::string base64Encode(std::string_view bytes) {
     return out;
 }
 
+std::optional<std::string> encodeSec1Pem(const EVP_PKEY* key, std::string& error) {
+    // ECPrivateKey ::= SEQUENCE { version INTEGER 1, privateKey OCTET STRING (66 bytes),
+    //   parameters [0] secp521r1, publicKey [1] BIT STRING (0x04 || X || Y) } (RFC 5915 §3),
+    // the bytes OpenSSL's "type-specific" PEM encoder writes for a named-curve P-521 key
+    // (test_ssh_key.cpp compares the two). Written here because that encoder's lookup of its
+    // implementation per key cost more than the key arithmetic (test/bench/README.md).
+    static constexpr unsigned char kHead[] = {0x30, 0x81, 0xdc, 0x02, 0x01, 0x01, 0x04, 0x42};
+    static constexpr unsigned char kCurve[] = {0xa0, 0x07, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23,
+                                               0xa1, 0x81, 0x89, 0x03, 0x81, 0x86, 0x00};
+    constexpr size_t kScalarSize = 66;
+    std::array<unsigned char, sizeof kHead + kScalarSize + sizeof kCurve + kP521PointSize> der{};
+    static_assert(der.size() == 3 + 0xdc);
+    size_t at = 0;
+    auto put = [&](const unsigned char* p, size_t n) {
+        std::copy(p, p + n, der.begin() + static_cast<long>(at));
+        at += n;
+    };
+    std::array<char, 32> group{};
+    if (EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group.data(), group.size(), nullptr) != 1 ||
+        std::string_view(group.data()) != "secp521r1") {
+        error = "encoding the private key: not a P-521 (secp521r1) key";
+        return std::nullopt;
+    }
+    put(kHead, sizeof kHead);
+    BIGNUM* d = nullptr;
+    if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d) != 1 || !d) {
+        error = opensslError("reading the private key");
+        return std::nullopt;
+    }
+    const int n = BN_bn2binpad(d, der.data() + at, static_cast<int>(kScalarSize));
+    BN_clear_free(d);
+    if (n != static_cast<int>(kScalarSize)) {
+        OPENSSL_cleanse(der.data(), der.size());
+        error = "reading the private key: not a P-521 scalar";
+        return std::nullopt;
+    }
+    at += kScalarSize;
+    put(kCurve, sizeof kCurve);
+    size_t pointLen = 0;
+    if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, der.data() + at, kP521PointSize, &pointLen) != 1 ||
+        pointLen != kP521PointSize || der[at] != 0x04) {
+        OPENSSL_cleanse(der.data(), der.size());
+        error = opensslError("reading the public key of the private key");
+        return std::nullopt;
+    }
+
+    // PEM: base64 in lines of 64 characters between the armour lines (RFC 7468 §2).
+    static constexpr std::string_view kBegin = "-----BEGIN EC PRIVATE KEY-----\n";
+    static constexpr std::string_view kEnd = "-----END EC PRIVATE KEY-----\n";
+    std::array<unsigned char, 4 * ((der.size() + 2) / 3) + 1> b64{};
+    const int b64Len = EVP_EncodeBlock(b64.data(), der.data(), static_cast<int>(der.size()));
+    OPENSSL_cleanse(der.data(), der.size());
+    std::string pem;
+    pem.reserve(kBegin.size() + static_cast<size_t>(b64Len) + static_cast<size_t>(b64Len) / 64 + 1 + kEnd.size());
+    pem.append(kBegin);
+    for (int i = 0; i < b64Len; i += 64) {
+        pem.append(reinterpret_cast<const char*>(b64.data()) + i, static_cast<size_t>(std::min(64, b64Len - i)));
+        pem.push_back('\n');
+    }
+    pem.append(kEnd);
+    OPENSSL_cleanse(b64.data(), b64.size());
+    return pem;
+}
+
 std::optional<SshKeyPair> generateSshKeyPair(std::string& error) {
     ERR_clear_error();
     std::unique_ptr<EVP_PKEY, PkeyFree> pkey(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-521"));
@@ -82,23 +144,10 @@ std::optional<SshKeyPair> generateSshKeyPair(std::string& error) {
         error = opensslError("generating the ECDSA P-521 key");
         return std::nullopt;
     }
-
-    // Private key: SEC1 ECPrivateKey (with curve OID and public key), PEM "EC PRIVATE KEY".
-    std::unique_ptr<OSSL_ENCODER_CTX, EncoderFree> enc(
-        OSSL_ENCODER_CTX_new_for_pkey(pkey.get(), EVP_PKEY_KEYPAIR, "PEM", "type-specific", nullptr));
-    if (!enc || OSSL_ENCODER_CTX_get_num_encoders(enc.get()) == 0) {
-        error = opensslError("no SEC1 PEM encoder for the EC key");
-        return std::nullopt;
-    }
-    unsigned char* pem = nullptr;
-    size_t pemLen = 0;
-    if (OSSL_ENCODER_to_data(enc.get(), &pem, &pemLen) != 1 || !pem) {
-        error = opensslError("encoding the private key");
-        return std::nullopt;
-    }
+    auto pem = encodeSec1Pem(pkey.get(), error);
+    if (!pem) return std::nullopt;
     SshKeyPair pair;
-    pair.privateKeyPem.assign(reinterpret_cast<const char*>(pem), pemLen);
-    OPENSSL_clear_free(pem, pemLen);
+    pair.privateKeyPem = std::move(*pem);
 
     // Public key: the uncompressed point, wrapped in the OpenSSH wire format (RFC 5656 §3.1).
     std::array<unsigned char, kP521PointSize + 8> point{};

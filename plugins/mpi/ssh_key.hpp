@@ -1,6 +1,8 @@
 // SSH key material for the MPI launcher/worker pods, made with OpenSSL 3 EVP APIs.
 #pragma once
 
+#include <openssl/types.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,10 @@ struct SshKeyPair {
 // Generates a new ECDSA P-521 key. On failure returns nullopt and sets `error` to a
 // message that never contains key material.
 std::optional<SshKeyPair> generateSshKeyPair(std::string& error);
+
+// The SEC1 PEM ("EC PRIVATE KEY") of a P-521 key pair, the bytes OpenSSL's encoder writes, with
+// every intermediate copy of the private scalar wiped. On failure nullopt and `error` is set.
+std::optional<std::string> encodeSec1Pem(const EVP_PKEY* key, std::string& error);
 
 // Standard base64 (RFC 4648, padded, no line breaks).
 std::string base64Encode(std::string_view bytes);

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include "../support/process.hpp"
+#include "core/json/io.hpp"
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -157,6 +158,13 @@ BOOST_AUTO_TEST_CASE(render_examples) {
     auto y = op("render -f " + kSrc + "/examples -o yaml");
     BOOST_TEST(y.exit == 0);
     BOOST_TEST(y.out.find("kind: List") != std::string::npos);
+    // render writes the List item by item as each TrainJob is built (core/cli/render.cpp): its
+    // bytes are the pretty printer's text of the whole List, items and all.
+    BOOST_TEST(r.out == trainer::core::toJson(json::parse(r.out), true) + "\n");
+    auto none = op("render -f " + kSrc + "/examples/10-runtime-torch-distributed.yaml -o json");
+    BOOST_REQUIRE_MESSAGE(none.exit == 0, none.err);
+    BOOST_TEST(none.out == "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": []\n}\n");
+    BOOST_TEST(none.out == trainer::core::toJson(json::parse(none.out), true) + "\n");
 }
 
 // Bad input: exit 1, nothing on stdout, one "error: " line per problem, never a crash.

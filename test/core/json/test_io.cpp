@@ -5,6 +5,7 @@
 #include "../../support/unprivileged.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -439,4 +440,50 @@ BOOST_AUTO_TEST_CASE(json_doubles_are_read_correctly_rounded_and_round_trip) {
     BOOST_TEST(error == "a[0]: number 1e400 is out of range");
     BOOST_TEST(!parseJson(R"({"a":1} x)", v, error));
     BOOST_TEST(parseJson(" {\"a\":1} \n", v, error), error);
+}
+
+// Every byte value inside a string: the escapes JSON requires (quote, backslash, the control
+// characters, DEL as \u007f), the short forms where JSON has them, and runs of plain bytes
+// around them kept as they are; Boost.JSON reads the text back to the same string.
+BOOST_AUTO_TEST_CASE(to_json_escapes_every_byte_value) {
+    std::string all;
+    for (int c = 0; c < 128; ++c) all += static_cast<char>(c);
+    const std::string text = toJson(json::value(json::string(all)));
+    BOOST_TEST(json::parse(text) == json::value(json::string(all)));
+    std::string want = "\"";
+    const char* shortForm[] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                               "\\b",   "\\t",   "\\n",   nullptr, "\\f",   "\\r"};
+    for (int c = 0; c < 128; ++c) {
+        char buf[8];
+        if (c < 14 && shortForm[c]) want += shortForm[c];
+        else if (c < 0x20 || c == 0x7f) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            want += buf;
+        }
+        else if (c == '"') want += "\\\"";
+        else if (c == '\\') want += "\\\\";
+        else want += static_cast<char>(c);
+    }
+    want += "\"";
+    BOOST_TEST(text == want);
+    BOOST_TEST(toJson(json::value("plain text, no escapes")) == "\"plain text, no escapes\"");
+    BOOST_TEST(toJson(json::value("\"")) == "\"\\\"\"");
+    BOOST_TEST(toJson(json::value("a\nb\\")) == "\"a\\nb\\\\\"");
+    BOOST_TEST(toJson(json::value("")) == "\"\"");
+}
+
+// appendJson writes a value as toJson would inside a pretty document at that depth: the List
+// render streams item by item (core/cli/render.cpp) is the same text as the List printed whole.
+BOOST_AUTO_TEST_CASE(append_json_at_a_depth_matches_the_whole_document) {
+    json::value item = json::parse(R"({"a":[1,{"b":"x"}],"e":{},"l":[]})");
+    json::value list = json::object{{"items", json::array{item, item}}};
+    std::string streamed = "{\n  \"items\": [\n    ";
+    appendJson(streamed, item, true, 4);
+    streamed += ",\n    ";
+    appendJson(streamed, item, true, 4);
+    streamed += "\n  ]\n}";
+    BOOST_TEST(streamed == toJson(list, true));
+    std::string compact;
+    appendJson(compact, item, false, 4);
+    BOOST_TEST(compact == toJson(item));
 }

@@ -6,12 +6,16 @@
 
 #include <trainer/testing.hpp>
 
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/encoder.h>
 #include <openssl/evp.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -169,6 +173,46 @@ BOOST_AUTO_TEST_CASE(key_material_never_logged) {
         BOOST_TEST(line.find(pub) == std::string::npos);
         BOOST_TEST(line.find("PRIVATE KEY") == std::string::npos);
     }
+}
+
+// The hand-written SEC1 PEM is byte for byte what OpenSSL's own encoder writes for the same key
+// (a P-521 scalar's top byte holds one bit, so about half the keys have a leading zero byte and
+// exercise the padding).
+BOOST_AUTO_TEST_CASE(sec1_pem_equals_openssl_encoder_output) {
+    int leadingZero = 0;
+    for (int i = 0; i < 200; ++i) {
+        std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-521"),
+                                                                &EVP_PKEY_free);
+        BOOST_TEST_REQUIRE(key.get() != nullptr);
+        std::unique_ptr<OSSL_ENCODER_CTX, decltype(&OSSL_ENCODER_CTX_free)> enc(
+            OSSL_ENCODER_CTX_new_for_pkey(key.get(), EVP_PKEY_KEYPAIR, "PEM", "type-specific", nullptr),
+            &OSSL_ENCODER_CTX_free);
+        BOOST_TEST_REQUIRE(OSSL_ENCODER_CTX_get_num_encoders(enc.get()) > 0);
+        unsigned char* data = nullptr;
+        size_t len = 0;
+        BOOST_TEST_REQUIRE(OSSL_ENCODER_to_data(enc.get(), &data, &len) == 1);
+        std::string want(reinterpret_cast<const char*>(data), len);
+        OPENSSL_free(data);
+        std::string error;
+        auto got = mpi::encodeSec1Pem(key.get(), error);
+        BOOST_TEST_REQUIRE(got.has_value(), error);
+        BOOST_TEST(*got == want);
+        BIGNUM* d = nullptr;
+        BOOST_TEST_REQUIRE(EVP_PKEY_get_bn_param(key.get(), OSSL_PKEY_PARAM_PRIV_KEY, &d) == 1);
+        if (BN_num_bytes(d) < 66) ++leadingZero;
+        BN_clear_free(d);
+    }
+    BOOST_TEST(leadingZero > 0, "no key with a short scalar was drawn; the padding path went untested");
+}
+
+// A key of another curve is refused with a message, never encoded as if it were P-521.
+BOOST_AUTO_TEST_CASE(sec1_pem_refuses_another_curve) {
+    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"),
+                                                            &EVP_PKEY_free);
+    BOOST_TEST_REQUIRE(key.get() != nullptr);
+    std::string error;
+    BOOST_TEST(!mpi::encodeSec1Pem(key.get(), error).has_value());
+    BOOST_TEST(!error.empty());
 }
 
 BOOST_AUTO_TEST_CASE(base64_matches_rfc4648_vectors) {
