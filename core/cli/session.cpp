@@ -98,20 +98,22 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
     if (!diag.ok()) return diag;
 
     // Defaults and schema first, for every trainer object; other objects are cluster state.
-    std::vector<std::pair<json::object, std::string>> trainJobs;
-    std::vector<std::pair<json::object, std::string>> runtimes;
-    for (auto& d : docs) {
+    // Each object is held twice at most (the cluster's copy and its document, a TrainJob's
+    // document then moved to trainJobs()): the runtimes and TrainJobs are indexes into `docs`.
+    std::vector<std::size_t> trainJobs, runtimes;
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+        auto& d = docs[i];
         completeMetadata(d.object);
         auto kind = kindOf(d.object);
         Diagnostics od;
         if (kind == ObjectKind::TrainJob) {
             applyDefaults(d.object);
             od = validateSchema(d.object);
-            trainJobs.emplace_back(d.object, describe(d));
+            trainJobs.push_back(i);
         } else if (kind == ObjectKind::TrainingRuntime || kind == ObjectKind::ClusterTrainingRuntime) {
             applyDefaults(d.object);
             od = validateRuntime(d.object, /*isCreate=*/true, nullptr);
-            runtimes.emplace_back(d.object, describe(d));
+            runtimes.push_back(i);
         }
         for (auto& e : od.errors) e.origin = describe(d);
         for (auto& w : od.warnings) w.origin = describe(d);
@@ -125,17 +127,19 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
         for (auto const& r : registry_->rejected()) diag.warn("", r.reason);
     }
     // A runtime whose policies no loaded plugin claims is refused (rule 12).
-    for (auto const& [rt, origin] : runtimes) {
-        Diagnostics pd = framework_->checkPolicies(policyInfo(rt));
-        for (auto& e : pd.errors) e.origin = origin;
+    for (std::size_t i : runtimes) {
+        Diagnostics pd = framework_->checkPolicies(policyInfo(docs[i].object));
+        for (auto& e : pd.errors) e.origin = describe(docs[i]);
         diag.append(pd);
     }
-    for (auto& [tj, origin] : trainJobs) {
-        Diagnostics td = admitTrainJob(*framework_, tj, nullptr, cluster_);
+    trainJobs_.reserve(trainJobs.size());
+    for (std::size_t i : trainJobs) {
+        const std::string origin = describe(docs[i]);
+        Diagnostics td = admitTrainJob(*framework_, docs[i].object, nullptr, cluster_);
         for (auto& e : td.errors) e.origin = origin;
         for (auto& w : td.warnings) w.origin = origin;
         diag.append(td);
-        trainJobs_.push_back(AdmittedObject{tj, origin});
+        trainJobs_.push_back(AdmittedObject{std::move(docs[i].object), origin});
     }
     return diag;
 }
