@@ -34,6 +34,13 @@ if wants P5 && [ ! -x /usr/sbin/nginx ]; then
   # runs its own on a free loopback port and leaves that one alone.
 fi
 
+if wants P1 && [ ! -x /usr/bin/time ]; then
+  echo "bench.sh: installing GNU time (P1 measures render's peak RSS with it)" >&2
+  as_root=""; [ "$(id -u)" -eq 0 ] || as_root="sudo"
+  $as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends time >/dev/null
+fi
+
 BUILD_DIR=${BUILD_DIR:-build}
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
   launcher=()
