@@ -122,18 +122,14 @@ std::optional<std::string> encodeSec1Pem(const EVP_PKEY* key, std::string& error
     // PEM: base64 in lines of 64 characters between the armour lines (RFC 7468 §2).
     static constexpr std::string_view kBegin = "-----BEGIN EC PRIVATE KEY-----\n";
     static constexpr std::string_view kEnd = "-----END EC PRIVATE KEY-----\n";
-    std::array<unsigned char, 4 * ((der.size() + 2) / 3) + 1> b64{};
-    const int b64Len = EVP_EncodeBlock(b64.data(), der.data(), static_cast<int>(der.size()));
+    std::string b64 = base64Encode(std::string_view(reinterpret_cast<const char*>(der.data()), der.size()));
     OPENSSL_cleanse(der.data(), der.size());
     std::string pem;
-    pem.reserve(kBegin.size() + static_cast<size_t>(b64Len) + static_cast<size_t>(b64Len) / 64 + 1 + kEnd.size());
+    pem.reserve(kBegin.size() + b64.size() + b64.size() / 64 + 1 + kEnd.size());
     pem.append(kBegin);
-    for (int i = 0; i < b64Len; i += 64) {
-        pem.append(reinterpret_cast<const char*>(b64.data()) + i, static_cast<size_t>(std::min(64, b64Len - i)));
-        pem.push_back('\n');
-    }
+    for (size_t i = 0; i < b64.size(); i += 64) pem.append(b64, i, 64).push_back('\n');
     pem.append(kEnd);
-    OPENSSL_cleanse(b64.data(), b64.size());
+    wipe(b64);
     return pem;
 }
 
