@@ -13,12 +13,12 @@ bool plainName(std::string_view s) {
     });
 }
 
-std::string quoted(std::string_view s) { return json::serialize(json::string(s)); }
+std::string jsonQuoted(std::string_view s) { return json::serialize(json::string(s)); }
 
 }  // namespace
 
 std::string memberPath(std::string_view path, std::string_view key) {
-    if (!plainName(key)) return std::string(path) + "[" + quoted(key) + "]";
+    if (!plainName(key)) return std::string(path) + "[" + jsonQuoted(key) + "]";
     return path.empty() ? std::string(key) : std::string(path) + "." + std::string(key);
 }
 
@@ -28,7 +28,7 @@ std::string indexPath(std::string_view path, std::size_t index) {
 
 std::string keyedPath(std::string_view path, std::string_view key, const json::value& value) {
     std::string v = value.is_string() ? std::string(value.get_string()) : json::serialize(value);
-    if (value.is_string() && !plainName(v)) v = quoted(v);
+    if (value.is_string() && !plainName(v)) v = jsonQuoted(v);
     return std::string(path) + "[" + std::string(key) + "=" + v + "]";
 }
 
