@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 FULL=""
 RUNS=5
-ONLY="P1,P3,P4,P5"
+ONLY="P1,P2,P3,P4,P5"
 while [ $# -gt 0 ]; do
   case "$1" in
     --full) FULL="--full" ;;
