@@ -8,6 +8,7 @@
 #include "core/plugin/call.hpp"
 #include "core/plugin/claims.hpp"
 #include "core/plugin/crash_context.hpp"
+#include "core/plugin/hash_cache.hpp"
 #include "core/plugin/isolation_client.hpp"
 #include "core/plugin/registry_internal.hpp"
 
@@ -17,7 +18,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 
 namespace trainer::core {
 
@@ -116,7 +116,9 @@ std::string hostExecutable(const PluginOptions& options) {
 
 }  // namespace
 
-PluginRegistry::PluginRegistry() = default;
+PluginRegistry::PluginRegistry() : hashes_(std::make_unique<detail::HashCache>()) {}
+
+int PluginRegistry::filesHashed() const { return hashes_->filesRead(); }
 
 PluginRegistry::~PluginRegistry() {
     // Instances die before the registry; libraries stay mapped (rule 8).
@@ -160,6 +162,18 @@ void PluginRegistry::sortPlugins() {
 
 namespace {
 
+// One manifest line, "<64 lowercase hex>  <file>.so" (sha256sum's format, the file name without
+// a slash), as (hash, file name); nullopt for any other line.
+std::optional<std::pair<std::string, std::string>> manifestLine(std::string_view l) {
+    constexpr size_t kHex = 64;
+    if (l.size() < kHex + 2 + 4 || l.substr(kHex, 2) != "  ") return std::nullopt;
+    for (char c : l.substr(0, kHex))
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
+    std::string_view file = l.substr(kHex + 2);
+    if (file.find('/') != std::string_view::npos || file.substr(file.size() - 3) != ".so") return std::nullopt;
+    return std::make_pair(std::string(l.substr(0, kHex)), std::string(file));
+}
+
 // The manifest's lines as (hash, file name); empty when absent or untrusted.
 std::vector<std::pair<std::string, std::string>> shippedManifest(const std::string& dir) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -170,13 +184,10 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
     std::string text(1 << 16, '\0');
     ssize_t n = ::pread(file.fd(), text.data(), text.size(), 0);
     text.resize(n > 0 ? static_cast<size_t>(n) : 0);
-    static const std::regex line("^([0-9a-f]{64})  ([^/]+\\.so)$");
     for (size_t start = 0; start < text.size();) {
         size_t end = text.find('\n', start);
         if (end == std::string::npos) end = text.size();
-        std::smatch m;
-        std::string l = text.substr(start, end - start);
-        if (std::regex_match(l, m, line)) out.emplace_back(m[1], m[2]);
+        if (auto entry = manifestLine(std::string_view(text).substr(start, end - start))) out.push_back(std::move(*entry));
         start = end + 1;
     }
     return out;
@@ -233,10 +244,11 @@ void PluginRegistry::loadDirectories(const std::vector<std::string>& dirs, const
         if (!listDirectory(dir, options, files)) continue;
         for (auto const& f : files) {
             if (isHidden(f)) reject(f, "plugin " + f + " was rejected: it is a hidden file (its name starts with a dot).", "hidden_file");
-            else loadFile(f, options);
+            else loadOne(f, options);
         }
         all.insert(all.end(), files.begin(), files.end());
     }
+    hashes_->save();
     reportUnmatchedPins(unique, all, options);
 }
 
@@ -281,6 +293,12 @@ void PluginRegistry::reportUnmatchedPins(const std::vector<std::string>& dirs, c
 }
 
 bool PluginRegistry::loadFile(const std::string& path, const PluginOptions& options) {
+    const bool loaded = loadOne(path, options);
+    hashes_->save();
+    return loaded;
+}
+
+bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& options) {
     auto refuse = [&](const Refusal& r) {
         reject(path, "plugin " + path + " was rejected: " + r.why + ".", r.code);
         return false;
@@ -288,7 +306,8 @@ bool PluginRegistry::loadFile(const std::string& path, const PluginOptions& opti
     detail::TrustedFile file;
     if (auto r = detail::TrustedFile::open(path, file)) return refuse(*r);
     if (auto problem = detail::elfProblem(file.fd()); !problem.empty()) return refuse({problem, "not_elf"});
-    const std::string sha256 = detail::sha256Fd(file.fd());
+    const std::string dir = fs::path(path).parent_path().string();
+    const std::string sha256 = hashes_->sha256(dir.empty() ? "." : dir, file.fd());
     if (sha256.empty()) return refuse({"it cannot be read", "read_failed"});
     if (auto r = detail::pinMismatch(options.sha256, fs::path(path).filename().string(), sha256)) return refuse(*r);
     const bool shipped = options.shippedHashes.count(sha256) > 0;

@@ -3,7 +3,8 @@
 // file and the reason (ABI rule 15). Only trusted files load (StrictModes: the directory and
 // the file writable by their owner only, owned by root or the effective user; no symlink out
 // of the directory; no dot-file), each opened once, hashed and dlopen'ed through that one
-// descriptor, so the reported sha256 is of the bytes that run.
+// descriptor, so the reported sha256 is of the bytes that run (an unchanged file's hash comes from
+// the directory's hash cache, core/plugin/hash_cache.hpp, which says why that holds).
 #pragma once
 
 #include "core/plugin/isolation_options.hpp"
@@ -26,6 +27,7 @@ namespace trainer::core {
 
 namespace detail {
 class TrustedFile;
+class HashCache;
 }
 namespace isolation {
 class RemotePlugin;
@@ -137,6 +139,9 @@ public:
     void loadDirectories(const std::vector<std::string>& dirs, const PluginOptions& options = {});
     // Loads one file; false and a rejection when it is refused.
     bool loadFile(const std::string& path, const PluginOptions& options = {});
+    // Plugin files read to hash them, not found in their directory's hash cache
+    // (core/plugin/hash_cache.hpp), since construction.
+    int filesHashed() const;
     // Loads a plugin whose entry point is linked into this process (a plugin class compiled into
     // a unit test, through the SDK's testing library: sdk/include/trainer/testing/real_host.hpp).
     // The path of a file once it is open: entry point, descriptor size, ABI range and name, the
@@ -185,8 +190,12 @@ private:
     bool admitEntry(const trn_plugin_descriptor* (*entry)(const trn_host_info*), const std::string& path,
                     const std::string& shownPath, const std::string& sha256, bool shipped, const PluginOptions& options);
 
+    // One file's load (loadFile and loadDirectories, which then save the hash cache once).
+    bool loadOne(const std::string& path, const PluginOptions& options);
+
     std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
     std::vector<Rejection> rejected_;
+    std::unique_ptr<detail::HashCache> hashes_;
     PluginLogSink logSink_;
     isolation::IsolationObserver isolationObserver_;
 };
