@@ -20,8 +20,10 @@ namespace {
 class EmbeddedBackend : public RunBackend {
 public:
     std::unique_ptr<SqliteStore> sqlite;
+    std::unique_ptr<Store> controllerWrites;  // sqlite->rederivableWriter(), made with it
     std::unique_ptr<EmbeddedApi> api;
     Store& store() override { return *sqlite; }
+    Store& controllerStore() override { return *controllerWrites; }
     void stop() override {
         if (api) api->stop();
     }
@@ -139,6 +141,7 @@ std::unique_ptr<RunBackend> openEmbeddedBackend(const Args& args, boost::asio::i
     }
     auto b = std::make_unique<EmbeddedBackend>();
     b->sqlite = std::move(opened.store);
+    b->controllerWrites = b->sqlite->rederivableWriter();
     auto revision = b->sqlite->revision();
     if (!revision.ok()) {
         error = storePath + ": " + *revision.error;

@@ -22,6 +22,10 @@ class RunBackend {
 public:
     virtual ~RunBackend() = default;
     virtual Store& store() = 0;
+    // What the controller writes through: store() in a cluster (the API server decides), on the
+    // embedded store its rederivableWriter() (core/store/sqlite_store.hpp: no fsync per write,
+    // since the next reconcile makes a lost write again).
+    virtual Store& controllerStore() { return store(); }
     // Stops what the backend runs (the embedded API, the informers); the store stays readable.
     virtual void stop() = 0;
     // The API client and the operator's namespace (cluster mode), else null and "".

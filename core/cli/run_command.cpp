@@ -373,7 +373,7 @@ int cmdRun(const Args& args, Io& io) {
     controller::ManagerOptions mo;
     mo.trainJobWorkers = workers;
     std::unique_ptr<controller::InFlightSlots> inFlight;  // the poison-pill record; outlives the manager's reconciles
-    controller::Manager manager(store, registry, framework, clock, &metrics, log::Logger(""), mo);
+    controller::Manager manager(backend->controllerStore(), registry, framework, clock, &metrics, log::Logger(""), mo);
     // Embedded mode trains for real: the local executor runs the pods (core/executor/).
     std::unique_ptr<executor::LocalExecutor> local;
     if (!clusterMode(args) && args.get("local-executor", "true") == "true") {

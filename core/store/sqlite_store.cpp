@@ -295,8 +295,45 @@ int64_t SqliteStore::metaValue(const char* key) const {
     return q.integer(0);
 }
 
-void SqliteStore::runWrite(const std::function<bool(StoreTxn&)>& body) {
+// SqliteStore::rederivableWriter: the store's reads, its writes without an fsync each.
+class SqliteRederivableWriter : public TxnStore {
+public:
+    explicit SqliteRederivableWriter(SqliteStore& store) : TxnStore(store.options_.store), store_(store) {}
+    ReadResult get(const ObjectKey& key) const override { return store_.get(key); }
+    ListResult list(const std::string& apiVersion, const std::string& kind,
+                    const std::optional<std::string>& ns = std::nullopt) const override {
+        return store_.list(apiVersion, kind, ns);
+    }
+    ListResult listAll() const override { return store_.listAll(); }
+    ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override {
+        return store_.changesSince(revision, limit);
+    }
+    ReadValue<int64_t> revision() const override { return store_.revision(); }
+    ReadValue<int64_t> compactedRevision() const override { return store_.compactedRevision(); }
+
+protected:
+    void runWrite(const std::function<bool(StoreTxn&)>& body) override { store_.runWriteAs(body, /*durable=*/false); }
+
+private:
+    SqliteStore& store_;
+};
+
+std::unique_ptr<Store> SqliteStore::rederivableWriter() { return std::make_unique<SqliteRederivableWriter>(*this); }
+
+void SqliteStore::runWrite(const std::function<bool(StoreTxn&)>& body) { runWriteAs(body, options_.durable); }
+
+void SqliteStore::runWriteAs(const std::function<bool(StoreTxn&)>& body, bool durable) {
     std::lock_guard lock(mutex_);
+    // synchronous applies to the commits that follow; put back the store's own level after.
+    const bool relaxed = options_.durable && !durable;
+    if (relaxed) exec("PRAGMA synchronous=NORMAL");
+    struct Restore {
+        const SqliteStore& store;
+        bool relaxed;
+        ~Restore() {
+            if (relaxed) sqlite3_exec(store.db_, "PRAGMA synchronous=FULL", nullptr, nullptr, nullptr);
+        }
+    } restore{*this, relaxed};
     for (int attempt = 0;; ++attempt) {
         int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
         if (rc == SQLITE_BUSY && attempt < 20) continue;

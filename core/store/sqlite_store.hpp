@@ -58,11 +58,23 @@ public:
     // The schema version this binary writes.
     static constexpr int kSchemaVersion = 1;
 
+    // The same store for a writer whose writes the store's own contents determine, so that a
+    // write lost to a power failure is made again (the controller: the next reconcile of the
+    // TrainJob builds the same JobSet). Its writes commit with synchronous=NORMAL: they survive
+    // a crash of the process, and a power failure only as far as the last durable commit, which
+    // makes every earlier one durable too (the WAL is one sequence). It spares the fsync of every
+    // such write (issue 14 P4). Reads and the change feed are the store's own; on a store opened
+    // with durable=false it writes as the store does. Must not outlive this store.
+    std::unique_ptr<Store> rederivableWriter();
+
 protected:
     void runWrite(const std::function<bool(StoreTxn&)>& body) override;
 
 private:
     friend class SqliteTxn;
+    friend class SqliteRederivableWriter;
+    // One write transaction; `durable` false commits it with synchronous=NORMAL.
+    void runWriteAs(const std::function<bool(StoreTxn&)>& body, bool durable);
     SqliteStore(std::string path, SqliteStoreOptions options);
     void initialize();
     sqlite3_stmt* statement(const std::string& sql) const;
