@@ -30,7 +30,8 @@ function(trainer_add_plugin name)
     endforeach()
   endif()
   set(vscript ${CMAKE_CURRENT_BINARY_DIR}/${name}.map)
-  file(WRITE ${vscript} "{\n  global: trn_plugin_entry;\n  local: *;\n};\n")
+  # Written only when its text changes: a rewrite would relink the module at every configure.
+  file(CONFIGURE OUTPUT ${vscript} CONTENT "{\n  global: trn_plugin_entry;\n  local: *;\n};\n")
 
   if(P_SOURCES)
     add_library(${name}_obj OBJECT ${P_SOURCES})
