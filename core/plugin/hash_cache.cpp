@@ -32,13 +32,6 @@ bool number(std::string_view text, T& out) {
     return ec == std::errc() && end == text.data() + text.size();
 }
 
-bool isHex64(std::string_view s) {
-    if (s.size() != 64) return false;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    return true;
-}
-
 std::vector<std::string_view> fields(std::string_view line) {
     std::vector<std::string_view> out;
     for (size_t at = 0; at <= line.size();) {
@@ -68,7 +61,7 @@ bool parse(std::string_view text, std::map<FileIdentity, std::string>& out) {
         FileIdentity id;
         if (f.size() != 8 || !number(f[0], id.device) || !number(f[1], id.inode) || !number(f[2], id.size) ||
             !number(f[3], id.mtimeSec) || !number(f[4], id.mtimeNsec) || !number(f[5], id.ctimeSec) ||
-            !number(f[6], id.ctimeNsec) || !isHex64(f[7]))
+            !number(f[6], id.ctimeNsec) || !isSha256Hex(f[7]))
             return false;
         out[id] = std::string(f[7]);
     }
@@ -107,7 +100,8 @@ std::string render(const std::map<FileIdentity, std::string>& entries) {
 // Writes `text` as the directory's cache through a temporary file renamed over the old one;
 // false (the directory left as it was) when any step fails.
 bool writeCache(const std::string& dir, const std::string& text) {
-    std::string temp = (fs::path(dir) / (std::string(kHashCacheFile) + ".XXXXXX")).string();
+    std::string temp = (fs::path(dir) / kHashCacheFile).string();
+    temp.append(".XXXXXX");
     int fd = ::mkostemp(temp.data(), O_CLOEXEC);
     if (fd < 0) return false;  // read-only or not ours: no cache
     bool ok = ::fchmod(fd, 0600) == 0;

@@ -166,9 +166,7 @@ namespace {
 // a slash), as (hash, file name); nullopt for any other line.
 std::optional<std::pair<std::string, std::string>> manifestLine(std::string_view l) {
     constexpr size_t kHex = 64;
-    if (l.size() < kHex + 2 + 4 || l.substr(kHex, 2) != "  ") return std::nullopt;
-    for (char c : l.substr(0, kHex))
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
+    if (l.size() < kHex + 2 + 4 || l.substr(kHex, 2) != "  " || !detail::isSha256Hex(l.substr(0, kHex))) return std::nullopt;
     std::string_view file = l.substr(kHex + 2);
     if (file.find('/') != std::string_view::npos || file.substr(file.size() - 3) != ".so") return std::nullopt;
     return std::make_pair(std::string(l.substr(0, kHex)), std::string(file));

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <memory>
 
@@ -47,6 +48,10 @@ std::string sha256Fd(int fd) {
     unsigned int n = 0;
     if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return {};
     return hex(md, n);
+}
+
+bool isSha256Hex(std::string_view s) {
+    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 std::string sha256Path(const std::string& path) {

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace trainer::core::detail {
 
@@ -20,6 +21,9 @@ struct Refusal {
 // sha256 (lowercase hex) of every byte of the open file `fd`, read with pread from offset 0;
 // "" when it cannot be read.
 std::string sha256Fd(int fd);
+
+// Is `s` a sha256 as sha256Fd writes it: 64 lowercase hex digits?
+bool isSha256Hex(std::string_view s);
 
 // sha256 of the file at `path` (opened O_NOFOLLOW), for deciding an order or a mode before the
 // file is loaded, which hashes what it loads itself; "" when it cannot be opened or read.

@@ -252,6 +252,7 @@ void SqliteStore::initialize() {
         }
     }
     exec(options_.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+    synchronousFull_ = options_.durable;
     exec("BEGIN IMMEDIATE");
     try {
         Query tables(db_, statement("SELECT count(*), sum(name = 'schema_version') FROM sqlite_master WHERE type = 'table'"));
@@ -324,16 +325,13 @@ void SqliteStore::runWrite(const std::function<bool(StoreTxn&)>& body) { runWrit
 
 void SqliteStore::runWriteAs(const std::function<bool(StoreTxn&)>& body, bool durable) {
     std::lock_guard lock(mutex_);
-    // synchronous applies to the commits that follow; put back the store's own level after.
-    const bool relaxed = options_.durable && !durable;
-    if (relaxed) exec("PRAGMA synchronous=NORMAL");
-    struct Restore {
-        const SqliteStore& store;
-        bool relaxed;
-        ~Restore() {
-            if (relaxed) sqlite3_exec(store.db_, "PRAGMA synchronous=FULL", nullptr, nullptr, nullptr);
-        }
-    } restore{*this, relaxed};
+    // synchronous applies to the commits that follow: switched only when this write wants the
+    // other level (a run of the controller's writes costs no PRAGMA each).
+    const bool full = options_.durable && durable;
+    if (full != synchronousFull_) {
+        exec(full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+        synchronousFull_ = full;
+    }
     for (int attempt = 0;; ++attempt) {
         int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
         if (rc == SQLITE_BUSY && attempt < 20) continue;

@@ -89,6 +89,7 @@ private:
     sqlite3* db_ = nullptr;
     mutable std::mutex mutex_;
     mutable std::unordered_map<std::string, sqlite3_stmt*> statements_;
+    bool synchronousFull_ = false;  // the connection's synchronous level now (FULL or NORMAL); under mutex_
 };
 
 }  // namespace trainer::core

@@ -31,21 +31,14 @@
 #include "plugins/volcano/volcano.hpp"
 #include "plugins/xgboost/xgboost.hpp"
 
+#include <trainer/testing/real_host.hpp>
+
 using namespace trainer;
 using namespace trainer::bench;
 namespace plg = trainer::plugins;
+using sdk::testing::entryOf;  // the entry point TRAINER_PLUGIN(P) defines in P's module
 
 namespace {
-
-// The entry point TRAINER_PLUGIN(P) defines in P's module (sdk/include/trainer/plugin.hpp).
-template <class P>
-const trn_plugin_descriptor* entryOf(const trn_host_info* host) {
-    try {
-        return sdk::detail::Adapter<P>::entry(host);
-    } catch (...) {
-        return nullptr;
-    }
-}
 
 struct StaticPlugin {
     trn_plugin_entry_fn entry;
