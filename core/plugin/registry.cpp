@@ -154,10 +154,16 @@ std::string PluginRegistry::names() const {
     return out.empty() ? "none" : out;
 }
 
-void PluginRegistry::sortPlugins() {
-    std::stable_sort(plugins_.begin(), plugins_.end(), [](auto const& a, auto const& b) {
-        return a->priority != b->priority ? a->priority < b->priority : a->name < b->name;
-    });
+// Ordered by (priority, name), equal keys in load order: inserted after every plugin that does
+// not come after it, which is where a stable sort of the whole list would put it (O(N) per load,
+// not a sort of the list after each of N loads).
+void PluginRegistry::insertSorted(std::unique_ptr<LoadedPlugin> p) {
+    auto after = [](const LoadedPlugin& a, const LoadedPlugin& b) {
+        return a.priority != b.priority ? a.priority < b.priority : a.name < b.name;
+    };
+    auto at = std::upper_bound(plugins_.begin(), plugins_.end(), p,
+                               [&](auto const& x, auto const& y) { return after(*x, *y); });
+    plugins_.insert(at, std::move(p));
 }
 
 namespace {
@@ -191,18 +197,12 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
     return out;
 }
 
-std::set<std::string> shippedFileNames(const std::string& dir) {
-    std::set<std::string> out;
-    for (auto const& [h, f] : shippedManifest(dir)) out.insert(f);
-    return out;
-}
 
 // Sorts `files` by name, shipped files first, so a claim conflict refuses the other file and
 // never a shipped plugin: those the directory's manifest names, and copies of shipped files (by
 // hash) in a directory without one. Only the order is decided here; loadFile checks and hashes.
-void shippedFirst(const std::string& dir, std::vector<std::string>& files, const PluginOptions& options) {
+void shippedFirst(const std::set<std::string>& shippedNames, std::vector<std::string>& files, const PluginOptions& options) {
     std::sort(files.begin(), files.end());
-    const auto shippedNames = shippedFileNames(dir);
     std::set<std::string> first;
     for (auto const& f : files) {
         const std::string name = fs::path(f).filename().string();
@@ -228,18 +228,24 @@ void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& 
 void PluginRegistry::loadDirectories(const std::vector<std::string>& dirs, const PluginOptions& given) {
     PluginOptions options = given;
     std::vector<std::string> unique;
+    std::vector<std::set<std::string>> shippedNames;  // per directory of `unique`: its manifest's files
     std::set<std::string> seen;
     for (auto const& dir : dirs) {
         std::error_code ec;
         auto canonical = fs::weakly_canonical(dir, ec);
         if (!seen.insert(ec ? dir : canonical.string()).second) continue;
         unique.push_back(dir);
-        for (auto const& h : readShippedManifest(dir)) options.shippedHashes.insert(h);
+        shippedNames.emplace_back();
+        for (auto const& [hash, file] : shippedManifest(dir)) {
+            options.shippedHashes.insert(hash);
+            shippedNames.back().insert(file);
+        }
     }
     std::vector<std::string> all;
-    for (auto const& dir : unique) {
+    for (size_t i = 0; i < unique.size(); ++i) {
+        const std::string& dir = unique[i];
         std::vector<std::string> files;
-        if (!listDirectory(dir, options, files)) continue;
+        if (!listDirectory(dir, shippedNames[i], options, files)) continue;
         for (auto const& f : files) {
             if (isHidden(f)) reject(f, "plugin " + f + " was rejected: it is a hidden file (its name starts with a dot).", "hidden_file");
             else loadOne(f, options);
@@ -250,7 +256,8 @@ void PluginRegistry::loadDirectories(const std::vector<std::string>& dirs, const
     reportUnmatchedPins(unique, all, options);
 }
 
-bool PluginRegistry::listDirectory(const std::string& dir, const PluginOptions& options, std::vector<std::string>& files) {
+bool PluginRegistry::listDirectory(const std::string& dir, const std::set<std::string>& shippedNames,
+                                   const PluginOptions& options, std::vector<std::string>& files) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
         reject(dir, "plugin directory " + dir + " does not exist or is not a directory", "no_directory");
@@ -266,7 +273,7 @@ bool PluginRegistry::listDirectory(const std::string& dir, const PluginOptions& 
         reject(dir, "plugin directory " + dir + " cannot be read: " + ec.message(), "no_directory");
         return false;
     }
-    shippedFirst(dir, files, options);
+    shippedFirst(shippedNames, files, options);
     return true;
 }
 
@@ -346,8 +353,7 @@ bool PluginRegistry::admitEntry(EntryFn* entry, const std::string& path, const s
     if (auto r = conflictProblem(*this, *p)) return refuse(*r);
     HookScope creating(p->name, "create");
     if (auto r = createInstance(*p, options, logSink_)) return refuse(*r);
-    plugins_.push_back(std::move(p));
-    sortPlugins();
+    insertSorted(std::move(p));
     return true;
 }
 
@@ -382,8 +388,7 @@ bool PluginRegistry::loadInChild(const std::string& path, detail::TrustedFile& f
     if (auto it = options.priorities.find(p->name); it != options.priorities.end()) p->priority = it->second;
     if (auto r = conflictProblem(*this, *p)) return refuse(*r);
     p->remote = std::move(child);
-    plugins_.push_back(std::move(p));
-    sortPlugins();
+    insertSorted(std::move(p));
     return true;
 }
 

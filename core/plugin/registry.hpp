@@ -174,9 +174,10 @@ public:
 
 private:
     void reject(const std::string& path, std::string reason, std::string code);
-    void sortPlugins();
+    void insertSorted(std::unique_ptr<LoadedPlugin> p);
     // The *.so files of `dir` in load order; false after rejecting the directory itself.
-    bool listDirectory(const std::string& dir, const PluginOptions& options, std::vector<std::string>& files);
+    bool listDirectory(const std::string& dir, const std::set<std::string>& shippedNames, const PluginOptions& options,
+                       std::vector<std::string>& files);
     void reportUnmatchedPins(const std::vector<std::string>& dirs, const std::vector<std::string>& files,
                              const PluginOptions& options);
     // The two ways a checked, hashed file loads (registry.cpp): dlopen'ed here, or described

@@ -7,9 +7,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
-#include <regex>
 
 namespace trainer::core::detail {
 
@@ -29,6 +29,14 @@ void keep(boost::dll::shared_library lib, int fd) {
     static std::mutex m;
     std::lock_guard<std::mutex> g(m);
     libs->push_back(KeptLibrary{std::move(lib), fd});
+}
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])? : lowercase alphanumerics and inner dashes (no std::regex: this
+// runs for every plugin file at start-up).
+bool isLowercaseLabel(std::string_view s) {
+    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
+    return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
 }
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
@@ -78,9 +86,8 @@ std::optional<Refusal> headerProblem(const trn_plugin_descriptor* d, const trn_h
         return Refusal{"it was built for ABI " + detail::abiString(d->abi_version) + ", not in the host's range " +
                            detail::abiString(host.abi_min) + "-" + detail::abiString(host.abi_max),
                        "abi_out_of_range"};
-    static const std::regex nameRe("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
     std::string name = d->name ? d->name : "";
-    if (!std::regex_match(name, nameRe))
+    if (!isLowercaseLabel(name))
         return Refusal{"its name \"" + name + "\" is not a lowercase DNS label", "bad_name"};
     return std::nullopt;
 }
