@@ -1,5 +1,7 @@
 #include "core/apiserver/label_validation.hpp"
 
+#include "core/api/dns_names.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -24,13 +26,11 @@ bool isQualifiedNamePart(std::string_view s) {
 
 // [a-z0-9]([-a-z0-9]*[a-z0-9])? joined by '.'
 bool isDns1123Subdomain(std::string_view s) {
-    auto lowerAlnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
     size_t start = 0;
     for (;;) {
         size_t dot = s.find('.', start);
         auto label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-        if (label.empty() || !lowerAlnum(label.front()) || !lowerAlnum(label.back())) return false;
-        if (!std::all_of(label.begin(), label.end(), [&](char c) { return lowerAlnum(c) || c == '-'; })) return false;
+        if (!isDns1123LabelChars(label)) return false;
         if (dot == std::string_view::npos) return true;
         start = dot + 1;
     }

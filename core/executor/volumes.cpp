@@ -1,5 +1,6 @@
 #include "core/executor/volumes.hpp"
 
+#include "core/api/dns_names.hpp"
 #include "core/executor/volume_payloads.hpp"
 
 #include <sys/stat.h>
@@ -23,13 +24,7 @@ struct VolumeContext {
 };
 
 // k8s.io/apimachinery/pkg/util/validation IsDNS1123Label.
-bool isDnsLabel(std::string_view s) {
-    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
-    for (char c : s)
-        if (!alnum(c) && c != '-') return false;
-    return true;
-}
+bool isDnsLabel(std::string_view s) { return s.size() <= 63 && isDns1123LabelChars(s); }
 
 // "Directory", "File", "Socket", "CharDevice", "BlockDevice" (pkg/volume/util/hostutil GetFileType).
 std::string fileType(const struct stat& st) {

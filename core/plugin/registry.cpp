@@ -158,11 +158,10 @@ std::string PluginRegistry::names() const {
 // not come after it, which is where a stable sort of the whole list would put it (O(N) per load,
 // not a sort of the list after each of N loads).
 void PluginRegistry::insertSorted(std::unique_ptr<LoadedPlugin> p) {
-    auto after = [](const LoadedPlugin& a, const LoadedPlugin& b) {
-        return a.priority != b.priority ? a.priority < b.priority : a.name < b.name;
+    auto before = [](auto const& a, auto const& b) {
+        return a->priority != b->priority ? a->priority < b->priority : a->name < b->name;
     };
-    auto at = std::upper_bound(plugins_.begin(), plugins_.end(), p,
-                               [&](auto const& x, auto const& y) { return after(*x, *y); });
+    auto at = std::upper_bound(plugins_.begin(), plugins_.end(), p, before);
     plugins_.insert(at, std::move(p));
 }
 
@@ -196,7 +195,6 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
     }
     return out;
 }
-
 
 // Sorts `files` by name, shipped files first, so a claim conflict refuses the other file and
 // never a shipped plugin: those the directory's manifest names, and copies of shipped files (by

@@ -3,11 +3,12 @@
 // plugin receives. Shared by the operator and the plugin-host child (isolation_child.cpp).
 #include "core/plugin/registry_internal.hpp"
 
+#include "core/api/dns_names.hpp"
+
 #include <boost/dll/shared_library.hpp>
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <mutex>
 
@@ -29,14 +30,6 @@ void keep(boost::dll::shared_library lib, int fd) {
     static std::mutex m;
     std::lock_guard<std::mutex> g(m);
     libs->push_back(KeptLibrary{std::move(lib), fd});
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])? : lowercase alphanumerics and inner dashes (no std::regex: this
-// runs for every plugin file at start-up).
-bool isLowercaseLabel(std::string_view s) {
-    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
-    return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
 }
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
@@ -87,7 +80,7 @@ std::optional<Refusal> headerProblem(const trn_plugin_descriptor* d, const trn_h
                            detail::abiString(host.abi_min) + "-" + detail::abiString(host.abi_max),
                        "abi_out_of_range"};
     std::string name = d->name ? d->name : "";
-    if (!isLowercaseLabel(name))
+    if (!isDns1123LabelChars(name))  // no std::regex: this runs for every plugin file
         return Refusal{"its name \"" + name + "\" is not a lowercase DNS label", "bad_name"};
     return std::nullopt;
 }
