@@ -117,6 +117,7 @@ Manager::Manager(Store& store, const PluginRegistry& registry, const Framework& 
                  server::Registry* metrics, log::Logger logger, ManagerOptions options)
     : store_(store), clock_(clock), logger_(std::move(logger)), options_(options), mapper_(registry),
       trainJobReconciler_(store, registry, framework, clock), runtimeReconciler_(store) {
+    trainJobReconciler_.useOwnWrites(&ownWrites_);
     trainJobs_ = std::make_unique<Controller>(
         "trainjob", std::string(kTrainJob),
         [this](const ObjectKey& key, const log::Logger& log) { return trainJobReconciler_.reconcile(key, log); }, clock,
@@ -154,7 +155,10 @@ bool Manager::enqueue(const Change& change) {
                       {{"revision", change.revision}, {"object", change.key.display()}, {"error", *keys.error}});
         return false;
     }
-    for (auto const& k : keys.value) trainJobs_->queue().add(k);
+    // The event of a child its own reconcile wrote and read back does not queue that TrainJob.
+    const auto writer = ownWrites_.take(change);
+    for (auto const& k : keys.value)
+        if (k != writer) trainJobs_->queue().add(k);
     if (change.key.apiVersion == kTrainerApiVersion && change.type != ChangeType::Deleted) {
         if (change.key.kind == kTrainingRuntime) trainingRuntimes_->queue().add(change.key);
         if (change.key.kind == kClusterTrainingRuntime) clusterTrainingRuntimes_->queue().add(change.key);
@@ -164,6 +168,7 @@ bool Manager::enqueue(const Change& change) {
 
 void Manager::resync() {
     resync_ = true;
+    ownWrites_.clear();  // the re-list queues every TrainJob
     auto revision = store_.revision();
     if (!revision.ok()) {
         logger_.error("Reading the store's revision failed; the re-list is retried", {{"error", *revision.error}});

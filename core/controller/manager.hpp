@@ -1,11 +1,13 @@
 // The controllers of one operator process and the watcher feeding them: it polls the store's
 // change feed (re-listing when it fell behind compaction) and maps each change to the
 // TrainJobs to reconcile: the TrainJob itself, the TrainJob in a controller ownerReference,
-// the TrainJobs using a changed runtime, and the plugins' declared watches (rule 13).
+// the TrainJobs using a changed runtime, and the plugins' declared watches (rule 13), except the
+// TrainJob whose own reconcile wrote the changed child and read it back (own_writes.hpp).
 #pragma once
 
 #include "core/controller/clock.hpp"
 #include "core/controller/controller.hpp"
+#include "core/controller/own_writes.hpp"
 #include "core/controller/trainjob_reconciler.hpp"
 #include "core/log/log.hpp"
 #include "core/plugin/framework.hpp"
@@ -84,6 +86,7 @@ private:
     log::Logger logger_;
     ManagerOptions options_;
     ChangeMapper mapper_;
+    OwnWrites ownWrites_;  // before the reconciler that records into it
     TrainJobReconciler trainJobReconciler_;
     RuntimeReconciler runtimeReconciler_;
     std::unique_ptr<Controller> trainJobs_;

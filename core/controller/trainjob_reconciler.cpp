@@ -160,9 +160,9 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
         else b.diagnostics = resolveDiag;
         if (auto failed = cluster.firstError()) return readFailed(*failed);
         // The snapshot first, whether or not the build succeeded (upstream writes it before building).
-        std::string failure = b.snapshot ? applyObjects({*b.snapshot}, log) : std::string();
+        std::string failure = b.snapshot ? applyObjects({*b.snapshot}, key, log) : std::string();
         if (failure.empty() && b.diagnostics.ok()) {
-            failure = applyObjects(b.objects, log);
+            failure = applyObjects(b.objects, key, log);
         } else if (failure.empty()) {
             failure = joinErrors(b.diagnostics.errors);
         }
@@ -310,13 +310,15 @@ std::optional<ReconcileResult> TrainJobReconciler::crashGuard(const json::object
     return result;
 }
 
-std::string TrainJobReconciler::applyObjects(const std::vector<json::object>& objects, const log::Logger& log) {
+std::string TrainJobReconciler::applyObjects(const std::vector<json::object>& objects, const ObjectKey& trainJob,
+                                             const log::Logger& log) {
     for (auto const& obj : objects) {
         auto r = store_.apply(obj, kFieldManager);
         auto k = keyOf(obj);
         if (!r.ok()) return k.display() + ": " + r.message;
-        if (r.outcome != ApplyOutcome::Unchanged)
-            log.info("Applied object", {{"object", k.display()}, {"outcome", toString(r.outcome)}});
+        if (r.outcome == ApplyOutcome::Unchanged) continue;
+        if (ownWrites_) ownWrites_->record(k, r.object, trainJob);
+        log.info("Applied object", {{"object", k.display()}, {"outcome", toString(r.outcome)}});
     }
     return {};
 }

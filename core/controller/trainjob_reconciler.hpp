@@ -20,6 +20,7 @@
 #include "core/controller/clock.hpp"
 #include "core/controller/events.hpp"
 #include "core/controller/in_flight_slots.hpp"
+#include "core/controller/own_writes.hpp"
 #include "core/log/log.hpp"
 #include "core/plugin/framework.hpp"
 #include "core/plugin/registry.hpp"
@@ -73,6 +74,9 @@ public:
     // Records each reconcile in `slots` and acts on the crashes it holds (null: off). Logs each
     // crash found and forgets those of TrainJobs that are gone. Call before the first reconcile.
     void useInFlightSlots(InFlightSlots* slots, const log::Logger& log);
+    // Records in `writes` each child this reconciler creates or changes (own_writes.hpp; null:
+    // off, every event of a child queues its TrainJob). Call before the first reconcile.
+    void useOwnWrites(OwnWrites* writes) { ownWrites_ = writes; }
 
 private:
     ReconcileResult reconcileImpl(const ObjectKey& key, const log::Logger& log);
@@ -82,7 +86,10 @@ private:
     // Deletes the children of `trainJob` whose status the TrainJobStatus plugins map (owned watches).
     std::string deleteStatusChildren(const json::object& trainJob);
     // Applies `objects` in order; the first failure as "<object>: <why>", empty when all applied.
-    std::string applyObjects(const std::vector<json::object>& objects, const log::Logger& log);
+    // Each object created or changed is recorded in ownWrites_ for `trainJob` (the status hooks
+    // read the children after this, in the same reconcile).
+    std::string applyObjects(const std::vector<json::object>& objects, const ObjectKey& trainJob,
+                             const log::Logger& log);
 
     Store& store_;
     const PluginRegistry& registry_;
@@ -90,6 +97,7 @@ private:
     const Clock& clock_;
     EventRecorder events_;
     InFlightSlots* slots_ = nullptr;
+    OwnWrites* ownWrites_ = nullptr;
 };
 
 // TrainingRuntime / ClusterTrainingRuntime: removes the legacy finalizer, nothing else.

@@ -138,6 +138,40 @@ BOOST_AUTO_TEST_CASE(builds_snapshot_and_jobset_once) {
     BOOST_TEST(f.condition(f.status(), "Created") == nullptr);
 }
 
+// own_writes.hpp: the events of the snapshot and JobSet a reconcile created do not queue that
+// TrainJob again; anyone else's change to them, and their deletion, still do.
+BOOST_AUTO_TEST_CASE(own_writes_do_not_queue_the_writer_again) {
+    Fixture f;
+    f.createRuntime();
+    f.createTrainJob();
+    f.manager->settle();
+    BOOST_REQUIRE(found(f.memory.get(kJobSet)));
+    BOOST_REQUIRE(found(f.memory.get(kSnapshot)));
+    BOOST_TEST(f.metrics.value("controller_runtime_reconcile_total", {"trainjob", "success"}) == 1);
+
+    // The JobSet's own controller reports it finished: the TrainJob is reconciled and follows,
+    // and once more for its own status write (a TrainJob's own changes always queue it).
+    f.setJobSetCondition("Completed");
+    f.manager->settle();
+    BOOST_TEST(f.metrics.value("controller_runtime_reconcile_total", {"trainjob", "success"}) == 3);
+    BOOST_TEST(f.str(f.condition(f.status(), "Complete"), "status") == "True");
+}
+
+BOOST_AUTO_TEST_CASE(a_deleted_child_is_built_again) {
+    Fixture f;
+    f.createRuntime();
+    f.createTrainJob();
+    f.manager->settle();
+    auto uid = std::string(found(f.memory.get(kJobSet))->at("metadata").at("uid").as_string());
+    BOOST_REQUIRE(f.memory.remove(kJobSet).ok());
+    f.manager->settle();
+    auto again = found(f.memory.get(kJobSet));
+    BOOST_REQUIRE(again);
+    BOOST_TEST(std::string(again->at("metadata").at("uid").as_string()) != uid);
+    // Built once, once more for the deletion; the new JobSet's own event queues nothing.
+    BOOST_TEST(f.metrics.value("controller_runtime_reconcile_total", {"trainjob", "success"}) == 2);
+}
+
 BOOST_AUTO_TEST_CASE(suspend_then_resume_sets_conditions_with_transition_times) {
     Fixture f;
     f.createRuntime();
