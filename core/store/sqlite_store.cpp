@@ -365,15 +365,22 @@ auto SqliteStore::readGuarded(F&& f) const -> ReadValue<decltype(f())> {
     }
 }
 
+// Reads copy the stored text under the connection's mutex and parse it after releasing it: a
+// parse is most of a read's time, and the mutex serialises every reader and writer (issue 14 P4).
 ReadResult SqliteStore::get(const ObjectKey& key) const {
-    auto r = readGuarded([&]() -> std::optional<json::object> {
+    auto r = readGuarded([&]() -> std::optional<std::string> {
         Query q(db_, statement("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4"));
         q.bindKey(1, key);
         if (!q.step()) return std::nullopt;
-        return parseBody(q.text(0), key);
+        return q.text(0);
     });
     if (!r.ok()) return ReadResult::error(std::move(*r.error));
-    return r.value ? ReadResult::of(std::move(*r.value)) : ReadResult::absent();
+    if (!r.value) return ReadResult::absent();
+    try {
+        return ReadResult::of(parseBody(*r.value, key));
+    } catch (const std::exception& e) {
+        return ReadResult::error(std::string("store: ") + e.what());
+    }
 }
 
 ListResult SqliteStore::list(const std::string& apiVersion, const std::string& kind,
@@ -401,19 +408,36 @@ ListResult SqliteStore::listAll() const {
 }
 
 ReadValue<std::vector<Change>> SqliteStore::changesSince(int64_t revision, size_t limit) const {
-    return readGuarded([&] {
-        std::vector<Change> out;
+    struct Row {
+        Change change;
+        std::string body;
+    };
+    auto rows = readGuarded([&] {
+        std::vector<Row> out;
         Query q(db_, statement("SELECT revision, type, api_version, kind, namespace, name, body FROM changes "
                                "WHERE revision > ?1 ORDER BY revision LIMIT ?2"));
         q.bind(1, revision).bind(2, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
         while (q.step()) {
             auto type = q.integer(1);
             if (type < 0 || type > 2) throw std::runtime_error("corrupt change feed entry");
-            auto key = q.key(2);
-            out.push_back(Change{q.integer(0), static_cast<ChangeType>(type), key, parseBody(q.text(6), key)});
+            out.push_back(Row{Change{q.integer(0), static_cast<ChangeType>(type), q.key(2), {}}, q.text(6)});
         }
         return out;
     });
+    using Result = ReadValue<std::vector<Change>>;
+    if (!rows.ok()) return Result::failure(std::move(*rows.error));
+    std::vector<Change> out;
+    out.reserve(rows.value.size());
+    try {
+        for (auto& row : rows.value) {
+            row.change.object = parseBody(row.body, row.change.key);
+            std::string().swap(row.body);
+            out.push_back(std::move(row.change));
+        }
+    } catch (const std::exception& e) {
+        return Result::failure(std::string("store: ") + e.what());
+    }
+    return Result::of(std::move(out));
 }
 
 ReadValue<int64_t> SqliteStore::revision() const {

@@ -104,6 +104,36 @@ BOOST_AUTO_TEST_CASE(a_corrupt_objects_page_makes_get_and_list_errors_not_absenc
     BOOST_TEST(readOk(good->list("v1", "ConfigMap")).size() == 3u);
 }
 
+// A stored body that is not a JSON object (written by something other than the store) is an
+// error naming the object for get, list and the change feed, never absence or an empty object.
+BOOST_AUTO_TEST_CASE(an_unparsable_stored_body_is_an_error_naming_the_object) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    writeStore(path);
+    sqlite3* db = nullptr;
+    BOOST_REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+    BOOST_REQUIRE(sqlite3_exec(db, "UPDATE objects SET body = '{\"metadata\": ' WHERE name = 'a';"
+                                   "UPDATE changes SET body = '[1]' WHERE name = 'b'", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+
+    auto store = openOrFail(path);
+    auto r = store->get(kStored);
+    BOOST_TEST(r.status == ReadStatus::Error, toString(r.status));
+    BOOST_TEST(r.message == "store: corrupt object ConfigMap default/a in store: not a JSON object", r.message);
+    BOOST_TEST(store->get(ObjectKey{"v1", "ConfigMap", "default", "b"}).status == ReadStatus::Found);
+    auto listed = store->list("v1", "ConfigMap");
+    BOOST_TEST_REQUIRE(!listed.ok());
+    BOOST_TEST(listed.error->find("not a JSON object") != std::string::npos, *listed.error);
+    auto feed = store->changesSince(0, 10);
+    BOOST_TEST_REQUIRE(!feed.ok());
+    BOOST_TEST(*feed.error == "store: corrupt object ConfigMap default/b in store: not a JSON object", *feed.error);
+    BOOST_TEST(feed.value.empty());
+    // The feed before the bad entry still reads.
+    auto first = store->changesSince(0, 1);
+    BOOST_TEST_REQUIRE(first.ok(), first.error.value_or(""));
+    BOOST_TEST(first.value.at(0).key.name == "a");
+}
+
 BOOST_AUTO_TEST_CASE(corrupt_feed_and_meta_pages_make_the_feed_and_revision_errors) {
     struct Case {
         const char* table;
