@@ -8,7 +8,8 @@
 // remembers its own writes.
 //
 // Safe in the direction that matters: a record that is missing, lost or dropped costs one extra
-// reconcile, never a missed one. A record is consumed by the one event it predicts (same object,
+// reconcile, never a missed one (so does a change the watcher reads before the writing reconcile
+// recorded it: a few in 10,000 in controller_bench). A record is consumed by the one event it predicts (same object,
 // same resourceVersion, ADDED or MODIFIED); a deletion of the object drops it; re-lists and a
 // full table (`capacity`) drop them all. Thread-safe: workers record, the watcher takes.
 #pragma once
