@@ -44,6 +44,13 @@ inline ObjectKey keyOf(const json::object& o) {
     return k;
 }
 
+// metadata.resourceVersion, empty when missing.
+inline std::string resourceVersionOf(const json::object& o) {
+    auto* m = o.if_contains("metadata");
+    auto* rv = m && m->is_object() ? m->get_object().if_contains("resourceVersion") : nullptr;
+    return rv && rv->is_string() ? std::string(rv->get_string()) : std::string();
+}
+
 // "cluster read of Kind ns/name failed: <why>": how a failed read of `key` is reported.
 inline std::string readFailureMessage(const ObjectKey& key, std::string_view why) {
     return "cluster read of " + key.display() + " failed: " + std::string(why);

@@ -2,16 +2,6 @@
 
 namespace trainer::core::controller {
 
-namespace {
-
-std::string resourceVersionOf(const json::object& obj) {
-    auto* m = obj.if_contains("metadata");
-    auto* rv = m && m->is_object() ? m->get_object().if_contains("resourceVersion") : nullptr;
-    return rv && rv->is_string() ? std::string(rv->get_string()) : std::string();
-}
-
-}  // namespace
-
 void OwnWrites::record(const ObjectKey& child, const json::object& written, const ObjectKey& trainJob) {
     auto rv = resourceVersionOf(written);
     if (rv.empty()) return;

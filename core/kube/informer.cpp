@@ -14,11 +14,6 @@ std::string strOf(const json::object& o, std::string_view k) {
     return v && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-std::string resourceVersionOf(const json::object& o) {
-    auto* m = o.if_contains("metadata");
-    return m && m->is_object() ? strOf(m->as_object(), "resourceVersion") : std::string();
-}
-
 // Resource versions are opaque to clients; the servers here (and etcd) number them, so newer
 // is larger when both are numbers, and merely different otherwise.
 bool newer(const std::string& candidate, const std::string& current) {

@@ -13,11 +13,6 @@ std::string strOf(const json::object& o, std::string_view k) {
 
 std::optional<json::object> parseObject(std::string_view text) { return parseJsonObject(text); }
 
-std::string resourceVersionOf(const json::object& o) {
-    auto* m = o.if_contains("metadata");
-    return m && m->is_object() ? strOf(m->as_object(), "resourceVersion") : std::string();
-}
-
 // Percent-encoding of a query value (field managers, names are plain; this keeps them so).
 std::string queryEscape(std::string_view s) {
     static constexpr char hex[] = "0123456789ABCDEF";
