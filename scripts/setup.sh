@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages the build and the tests need (idempotent; root or sudo).
 set -euo pipefail
 packages=(
-  build-essential cmake binutils pkg-config
+  build-essential cmake binutils lld pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-log1.81-dev libboost-test1.81-dev
   libboost-filesystem1.81-dev libboost-thread1.81-dev
   libyaml-cpp-dev libssl-dev libsqlite3-dev
