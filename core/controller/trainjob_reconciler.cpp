@@ -159,13 +159,14 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
         if (runtime) b = buildTrainJob(framework_, trainJob, cluster);
         else b.diagnostics = resolveDiag;
         if (auto failed = cluster.firstError()) return readFailed(*failed);
-        // The snapshot first, whether or not the build succeeded (upstream writes it before building).
-        std::string failure = b.snapshot ? applyObjects({*b.snapshot}, key, log) : std::string();
-        if (failure.empty() && b.diagnostics.ok()) {
-            failure = applyObjects(b.objects, key, log);
-        } else if (failure.empty()) {
-            failure = joinErrors(b.diagnostics.errors);
-        }
+        // The snapshot first, whether or not the build succeeded (upstream writes it before
+        // building); with the built objects in one applyAll (one transaction on the embedded store).
+        std::vector<json::object> children;
+        if (b.snapshot) children.push_back(std::move(*b.snapshot));
+        if (b.diagnostics.ok()) children.insert(children.end(), std::make_move_iterator(b.objects.begin()),
+                                                std::make_move_iterator(b.objects.end()));
+        std::string failure = applyObjects(children, key, log);
+        if (failure.empty() && !b.diagnostics.ok()) failure = joinErrors(b.diagnostics.errors);
         for (auto const& w : b.diagnostics.warnings) log.warn(w.message, {{"path", w.path}});
         if (!failure.empty()) {
             auto reason = runtime ? kReasonResourcesCreationFailed : failureReason(resolveDiag.errors);
@@ -312,14 +313,16 @@ std::optional<ReconcileResult> TrainJobReconciler::crashGuard(const json::object
 
 std::string TrainJobReconciler::applyObjects(const std::vector<json::object>& objects, const ObjectKey& trainJob,
                                              const log::Logger& log) {
-    for (auto const& obj : objects) {
-        auto r = store_.apply(obj, kFieldManager);
-        auto k = keyOf(obj);
-        if (!r.ok()) return k.display() + ": " + r.message;
+    if (objects.empty()) return {};
+    auto all = store_.applyAll(objects, kFieldManager);
+    for (size_t i = 0; i < all.applied.size(); ++i) {
+        auto const& r = all.applied[i];
         if (r.outcome == ApplyOutcome::Unchanged) continue;
+        auto k = keyOf(objects[i]);
         if (ownWrites_) ownWrites_->record(k, r.object, trainJob);
         log.info("Applied object", {{"object", k.display()}, {"outcome", toString(r.outcome)}});
     }
+    if (all.failed) return keyOf(objects[*all.failed]).display() + ": " + all.failure.message;
     return {};
 }
 

@@ -85,7 +85,8 @@ private:
     std::optional<ReconcileResult> crashGuard(const json::object& trainJob, json::object& status, const log::Logger& log);
     // Deletes the children of `trainJob` whose status the TrainJobStatus plugins map (owned watches).
     std::string deleteStatusChildren(const json::object& trainJob);
-    // Applies `objects` in order; the first failure as "<object>: <why>", empty when all applied.
+    // Applies `objects` in order with one Store::applyAll (all or none on the embedded store);
+    // the first failure as "<object>: <why>", empty when all applied.
     // Each object created or changed is recorded in ownWrites_ for `trainJob` (the status hooks
     // read the children after this, in the same reconcile).
     std::string applyObjects(const std::vector<json::object>& objects, const ObjectKey& trainJob,

@@ -26,6 +26,20 @@ std::string_view toString(ChangeType t) {
     return names[static_cast<size_t>(t)];
 }
 
+ApplyAllResult Store::applyAll(const std::vector<json::object>& objs, std::string_view fieldManager) {
+    ApplyAllResult all;
+    for (size_t i = 0; i < objs.size(); ++i) {
+        auto r = apply(objs[i], fieldManager);
+        if (!r.ok()) {
+            all.failed = i;
+            all.failure = std::move(r);
+            return all;
+        }
+        all.applied.push_back(std::move(r));
+    }
+    return all;
+}
+
 std::string_view groupOf(std::string_view apiVersion) {
     auto slash = apiVersion.find('/');
     return slash == std::string_view::npos ? std::string_view{} : apiVersion.substr(0, slash);

@@ -38,6 +38,16 @@ struct ApplyResult : StoreResult {
     ApplyOutcome outcome = ApplyOutcome::Unchanged;
 };
 
+// What applyAll did: each object's result in order when every apply succeeded; else the first
+// failure (`failed`, the index of its object) and the results of the objects written before it
+// (none from a backend that applies them in one transaction, which then wrote nothing).
+struct ApplyAllResult {
+    std::vector<ApplyResult> applied;
+    std::optional<size_t> failed;
+    ApplyResult failure;
+    bool ok() const { return !failed; }
+};
+
 enum class ChangeType { Added, Modified, Deleted };
 // "ADDED", "MODIFIED", "DELETED" (watch event types).
 std::string_view toString(ChangeType t);
@@ -110,6 +120,10 @@ public:
     // annotations, ownerReferences, finalizers) replace the stored ones; writes only when the
     // content changed; records `fieldManager` in metadata.managedFields.
     virtual ApplyResult apply(const json::object& obj, std::string_view fieldManager) = 0;
+    // Applies each object in order as apply() does, stopping at the first failure. A
+    // transactional backend (TxnStore) writes them in one transaction: all or none. The
+    // controller applies a TrainJob's children (its runtime snapshot, its JobSet) with it.
+    virtual ApplyAllResult applyAll(const std::vector<json::object>& objs, std::string_view fieldManager);
     // Deletes the object and, in the same transaction, every object left without an existing
     // owner by it (ownerReferences by uid), recursively. Returns the deleted object.
     StoreResult remove(const ObjectKey& key) { return remove(key, DeleteOptions{}); }

@@ -358,54 +358,85 @@ StoreResult TxnStore::updateStatus(const json::object& input) {
 }
 
 ApplyResult TxnStore::apply(const json::object& input, std::string_view fieldManager) {
-    Messages msg{options_.resources};
     auto stamp = formatRfc3339(now());
-    return write<ApplyResult>([&](StoreTxn& txn, ApplyResult& r) {
-        auto key = keyOf(input);
-        if (!validKey(key, msg, r)) return;
-        bool statusSub = options_.resources.lookup(key.apiVersion, key.kind).statusSubresource;
-        auto current = txn.read(key);
-        if (!current) {
-            json::object obj = input;
-            auto& m = metaOf(obj);
-            for (auto k : kServerMetadata) m.erase(k);
-            m["uid"] = newUuid();
-            m["generation"] = 1;
-            m["creationTimestamp"] = stamp;
-            if (statusSub) obj.erase("status");
-            setManager(obj, fieldManager, stamp);
-            commitObject(txn, key, obj, ChangeType::Added);
-            r.object = std::move(obj);
-            r.outcome = ApplyOutcome::Created;
-            return;
+    return write<ApplyResult>(
+        [&](StoreTxn& txn, ApplyResult& r) { applyIn(txn, input, fieldManager, stamp, r); });
+}
+
+ApplyAllResult TxnStore::applyAll(const std::vector<json::object>& objs, std::string_view fieldManager) {
+    auto stamp = formatRfc3339(now());
+    ApplyAllResult all;
+    auto done = write<StoreResult>([&](StoreTxn& txn, StoreResult& status) {
+        all = ApplyAllResult{};
+        for (size_t i = 0; i < objs.size(); ++i) {
+            ApplyResult r;
+            applyIn(txn, objs[i], fieldManager, stamp, r);
+            if (!r.ok()) {
+                all.failed = i;
+                status.status = r.status;  // rolls the transaction back
+                all.failure = std::move(r);
+                return;
+            }
+            all.applied.push_back(std::move(r));
         }
-        if (staleVersion(input, *current)) return fail(r, StoreStatus::Conflict, msg.conflict(key));
-        json::object next = *current;
-        for (auto const& [k, v] : input) {
-            if (k == "metadata" || (k == "status" && statusSub)) continue;
-            next[k] = v;
-        }
-        auto const& im = metaOf(input);
-        auto& nm = metaOf(next);
-        for (auto k : kAppliedMetadata)
-            if (auto it = im.find(k); it != im.end()) nm[k] = it->value();
-        r.object = next;
-        if (contentOf(next, statusSub) == contentOf(*current, statusSub)) {
-            r.object = std::move(*current);
-            r.outcome = ApplyOutcome::Unchanged;
-            return;
-        }
-        if (!mutableFields(key, *current, next, msg, r)) return;
-        if (specOf(next) != specOf(*current)) nm["generation"] = generationOf(*current) + 1;
-        setManager(next, fieldManager, stamp);
-        commitObject(txn, key, next, ChangeType::Modified);
-        if (markedForDeletion(next) && !hasFinalizers(next)) {
-            bool pending = false;
-            next = deleteTree(txn, key, std::move(next), Propagation::Background, "", pending);
-        }
-        r.object = std::move(next);
-        r.outcome = ApplyOutcome::Configured;
     });
+    if (!done.ok() && !all.failed) {  // the storage failed (begin, commit, a read)
+        all = ApplyAllResult{};
+        all.failed = 0;
+        all.failure.status = done.status;
+        all.failure.message = done.message;
+    }
+    if (all.failed) all.applied.clear();
+    return all;
+}
+
+void TxnStore::applyIn(StoreTxn& txn, const json::object& input, std::string_view fieldManager,
+                       const std::string& stamp, ApplyResult& r) {
+    Messages msg{options_.resources};
+    auto key = keyOf(input);
+    if (!validKey(key, msg, r)) return;
+    bool statusSub = options_.resources.lookup(key.apiVersion, key.kind).statusSubresource;
+    auto current = txn.read(key);
+    if (!current) {
+        json::object obj = input;
+        auto& m = metaOf(obj);
+        for (auto k : kServerMetadata) m.erase(k);
+        m["uid"] = newUuid();
+        m["generation"] = 1;
+        m["creationTimestamp"] = stamp;
+        if (statusSub) obj.erase("status");
+        setManager(obj, fieldManager, stamp);
+        commitObject(txn, key, obj, ChangeType::Added);
+        r.object = std::move(obj);
+        r.outcome = ApplyOutcome::Created;
+        return;
+    }
+    if (staleVersion(input, *current)) return fail(r, StoreStatus::Conflict, msg.conflict(key));
+    json::object next = *current;
+    for (auto const& [k, v] : input) {
+        if (k == "metadata" || (k == "status" && statusSub)) continue;
+        next[k] = v;
+    }
+    auto const& im = metaOf(input);
+    auto& nm = metaOf(next);
+    for (auto k : kAppliedMetadata)
+        if (auto it = im.find(k); it != im.end()) nm[k] = it->value();
+    r.object = next;
+    if (contentOf(next, statusSub) == contentOf(*current, statusSub)) {
+        r.object = std::move(*current);
+        r.outcome = ApplyOutcome::Unchanged;
+        return;
+    }
+    if (!mutableFields(key, *current, next, msg, r)) return;
+    if (specOf(next) != specOf(*current)) nm["generation"] = generationOf(*current) + 1;
+    setManager(next, fieldManager, stamp);
+    commitObject(txn, key, next, ChangeType::Modified);
+    if (markedForDeletion(next) && !hasFinalizers(next)) {
+        bool pending = false;
+        next = deleteTree(txn, key, std::move(next), Propagation::Background, "", pending);
+    }
+    r.object = std::move(next);
+    r.outcome = ApplyOutcome::Configured;
 }
 
 StoreResult TxnStore::remove(const ObjectKey& root, const DeleteOptions& options) {

@@ -41,6 +41,8 @@ public:
     StoreResult update(const json::object& obj) final;
     StoreResult updateStatus(const json::object& obj) final;
     ApplyResult apply(const json::object& obj, std::string_view fieldManager) final;
+    // One transaction for all the objects: a failure rolls back the ones before it.
+    ApplyAllResult applyAll(const std::vector<json::object>& objs, std::string_view fieldManager) final;
     using Store::remove;
     StoreResult remove(const ObjectKey& key, const DeleteOptions& options) final;
     const ResourceTable& resources() const { return options_.resources; }
@@ -54,6 +56,9 @@ protected:
 private:
     template <class Result, class Body>
     Result write(Body&& body);
+    // apply's body inside a transaction `txn`; `stamp` is the write's time (RFC 3339).
+    void applyIn(StoreTxn& txn, const json::object& input, std::string_view fieldManager, const std::string& stamp,
+                 ApplyResult& r);
     std::chrono::system_clock::time_point now() const;
 
     StoreOptions options_;

@@ -303,6 +303,94 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(apply_created_configured_unchanged, B, Backends) {
     BOOST_TEST(!found(store->get(kJob))->contains("status"));
 }
 
+// applyAll: every object applied in one transaction, or none of them (the failure names its
+// index); an unchanged object is reported as such and moves no revision.
+BOOST_AUTO_TEST_CASE_TEMPLATE(apply_all_is_all_or_none, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    auto a = configMap("a"), b = configMap("b");
+    auto first = store->applyAll({a, b}, "trainer");
+    BOOST_TEST_REQUIRE(first.ok(), first.failure.message);
+    BOOST_TEST_REQUIRE(first.applied.size() == 2u);
+    BOOST_TEST(first.applied[0].outcome == ApplyOutcome::Created);
+    BOOST_TEST(first.applied[1].outcome == ApplyOutcome::Created);
+    BOOST_TEST(*found(store->get(keyOf(b))) == first.applied[1].object);
+    const auto revision = readOk(store->revision());
+
+    // b is made immutable; then a change to a's data with one to b's data fails as a whole.
+    b["immutable"] = true;
+    BOOST_TEST_REQUIRE(store->apply(b, "trainer").ok());
+    const auto afterImmutable = readOk(store->revision());
+    BOOST_TEST(afterImmutable == revision + 1);
+    auto a2 = a, b2 = b;
+    a2["data"].as_object()["k"] = "changed";
+    b2["data"].as_object()["k"] = "changed";
+    auto failed = store->applyAll({a2, b2}, "trainer");
+    BOOST_TEST_REQUIRE(!failed.ok());
+    BOOST_TEST(*failed.failed == 1u);
+    BOOST_TEST(failed.failure.status == StoreStatus::Invalid);
+    BOOST_TEST(failed.failure.message.find("ConfigMap \"b\" is invalid") != std::string::npos, failed.failure.message);
+    BOOST_TEST(failed.applied.empty());
+    BOOST_TEST(readOk(store->revision()) == afterImmutable);
+    BOOST_TEST(found(store->get(keyOf(a)))->at("data").at("k") == json::value("v"));
+
+    // An object without a name fails at its own index; an unchanged one writes nothing.
+    auto nameless = configMap("");
+    auto invalid = store->applyAll({a, nameless}, "trainer");
+    BOOST_TEST_REQUIRE(!invalid.ok());
+    BOOST_TEST(*invalid.failed == 1u);
+    BOOST_TEST(invalid.failure.status == StoreStatus::Invalid);
+    auto same = store->applyAll({a}, "trainer");
+    BOOST_TEST_REQUIRE(same.ok());
+    BOOST_TEST(same.applied[0].outcome == ApplyOutcome::Unchanged);
+    BOOST_TEST(readOk(store->revision()) == afterImmutable);
+    BOOST_TEST(store->applyAll({}, "trainer").ok());
+}
+
+namespace {
+
+// Forwards every call but applyAll to a MemoryStore, so applyAll is Store's default (RemoteStore's):
+// one apply after another.
+class OneByOne : public Store {
+public:
+    explicit OneByOne(Store& s) : s_(s) {}
+    ReadResult get(const ObjectKey& k) const override { return s_.get(k); }
+    ListResult list(const std::string& a, const std::string& k, const std::optional<std::string>& ns) const override {
+        return s_.list(a, k, ns);
+    }
+    StoreResult create(const json::object& o) override { return s_.create(o); }
+    StoreResult update(const json::object& o) override { return s_.update(o); }
+    StoreResult updateStatus(const json::object& o) override { return s_.updateStatus(o); }
+    ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
+    using Store::remove;
+    StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
+    ReadValue<std::vector<Change>> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
+    ReadValue<int64_t> revision() const override { return s_.revision(); }
+    ReadValue<int64_t> compactedRevision() const override { return s_.compactedRevision(); }
+    ListResult listAll() const override { return s_.listAll(); }
+
+private:
+    Store& s_;
+};
+
+}  // namespace
+
+// Store's default applyAll stops at the first failure; what it applied before stays written and
+// is reported.
+BOOST_AUTO_TEST_CASE(apply_all_one_by_one_stops_at_the_first_failure) {
+    MemoryBackend backend;
+    auto memory = backend.make();
+    OneByOne store(*memory);
+    auto r = store.applyAll({configMap("a"), configMap(""), configMap("c")}, "trainer");
+    BOOST_TEST_REQUIRE(!r.ok());
+    BOOST_TEST(*r.failed == 1u);
+    BOOST_TEST(r.failure.status == StoreStatus::Invalid);
+    BOOST_TEST_REQUIRE(r.applied.size() == 1u);
+    BOOST_TEST(r.applied[0].outcome == ApplyOutcome::Created);
+    BOOST_TEST(found(memory->get(keyOf(configMap("a")))).has_value());
+    BOOST_TEST(!found(memory->get(keyOf(configMap("c")))).has_value());
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(remove_collects_dependents_recursively, B, Backends) {
     B backend;
     auto store = backend.make();
