@@ -7,10 +7,10 @@
 FROM debian:bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential cmake binutils pkg-config \
+      build-essential cmake binutils lld pkg-config \
       libboost1.81-dev libboost-json1.81-dev libboost-log1.81-dev libboost-test1.81-dev \
       libboost-filesystem1.81-dev libboost-thread1.81-dev \
-      libyaml-cpp-dev libssl-dev libsqlite3-dev \
+      libyaml-cpp-dev libssl-dev libsqlite3-dev libtcmalloc-minimal4 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -28,7 +28,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libboost-json1.81.0 libboost-log1.81.0 libboost-filesystem1.81.0 libboost-thread1.81.0 \
       libboost-atomic1.81.0 libboost-chrono1.81.0 libboost-container1.81.0 libboost-regex1.81.0 \
-      libyaml-cpp0.7 libssl3 libsqlite3-0 ca-certificates \
+      libyaml-cpp0.7 libssl3 libsqlite3-0 libtcmalloc-minimal4 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 65532 trainer \
  && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin trainer

@@ -5,7 +5,7 @@ packages=(
   build-essential cmake binutils lld pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-log1.81-dev libboost-test1.81-dev
   libboost-filesystem1.81-dev libboost-thread1.81-dev
-  libyaml-cpp-dev libssl-dev libsqlite3-dev
+  libyaml-cpp-dev libssl-dev libsqlite3-dev libtcmalloc-minimal4
   openssl openssh-client curl sqlite3 python3 python3-jsonschema python3-yaml python3-kubernetes
   python3-jwt  # PyJWT: an independent check of the service-account tokens (test/core/auth)
   # The local executor (core/executor) and the training examples it runs (examples/local):

@@ -526,7 +526,7 @@ class ManifestsTest(unittest.TestCase):
         build, runtime = dockerfile_stages(os.path.join(ARGS.source_dir, "Dockerfile"))
         with open(os.path.join(ARGS.source_dir, "scripts", "setup.sh")) as f:
             setup = re.search(r"packages=\(([^)]*)\)", f.read()).group(1).split()
-        needed = [p for p in setup if re.fullmatch(r"build-essential|cmake|binutils|pkg-config|lib.*-dev", p)]
+        needed = [p for p in setup if re.fullmatch(r"build-essential|cmake|binutils|lld|pkg-config|lib.*-dev|libtcmalloc-minimal4", p)]
         self.assertTrue(needed)
         self.assertEqual(sorted(set(needed) - set(build["packages"])), [])
         if not os.access(ARGS.bin, os.X_OK):
