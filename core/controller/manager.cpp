@@ -137,13 +137,13 @@ bool Manager::relist() {
                                                               {kClusterTrainingRuntime, clusterTrainingRuntimes_.get()}};
     bool complete = true;
     for (auto const& [kind, controller] : kinds) {
-        auto listed = store_.list(std::string(kTrainerApiVersion), std::string(kind));
+        auto listed = store_.listKeys(std::string(kTrainerApiVersion), std::string(kind));
         if (!listed.ok()) {
             logger_.error("Listing failed; the re-list is retried", {{"kind", kind}, {"error", *listed.error}});
             complete = false;
             continue;
         }
-        for (auto const& o : listed.value) controller->queue().add(keyOf(o));
+        for (auto const& k : listed.value) controller->queue().add(k);
     }
     return complete;
 }

@@ -397,6 +397,21 @@ ListResult SqliteStore::list(const std::string& apiVersion, const std::string& k
     });
 }
 
+ReadValue<std::vector<ObjectKey>> SqliteStore::listKeys(const std::string& apiVersion, const std::string& kind,
+                                                        const std::optional<std::string>& ns) const {
+    return readGuarded([&] {
+        std::vector<ObjectKey> out;
+        Query q(db_, statement(ns ? "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
+                                    "AND kind=?2 AND namespace=?3 ORDER BY namespace, name"
+                                  : "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
+                                    "AND kind=?2 ORDER BY namespace, name"));
+        q.bind(1, apiVersion).bind(2, kind);
+        if (ns) q.bind(3, *ns);
+        while (q.step()) out.push_back(q.key(0));
+        return out;
+    });
+}
+
 ListResult SqliteStore::listAll() const {
     return readGuarded([&] {
         std::vector<json::object> out;

@@ -46,6 +46,9 @@ public:
     ListResult list(const std::string& apiVersion, const std::string& kind,
                     const std::optional<std::string>& ns = std::nullopt) const override;
     ListResult listAll() const override;
+    // The keys from the table's columns; no body is read or parsed.
+    ReadValue<std::vector<ObjectKey>> listKeys(const std::string& apiVersion, const std::string& kind,
+                                               const std::optional<std::string>& ns = std::nullopt) const override;
     ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override;
     ReadValue<int64_t> revision() const override;
     ReadValue<int64_t> compactedRevision() const override;

@@ -40,6 +40,16 @@ ApplyAllResult Store::applyAll(const std::vector<json::object>& objs, std::strin
     return all;
 }
 
+ReadValue<std::vector<ObjectKey>> Store::listKeys(const std::string& apiVersion, const std::string& kind,
+                                                  const std::optional<std::string>& ns) const {
+    auto listed = list(apiVersion, kind, ns);
+    if (!listed.ok()) return ReadValue<std::vector<ObjectKey>>::failure(*listed.error);
+    std::vector<ObjectKey> keys;
+    keys.reserve(listed.value.size());
+    for (auto const& o : listed.value) keys.push_back(keyOf(o));
+    return ReadValue<std::vector<ObjectKey>>::of(std::move(keys));
+}
+
 std::string_view groupOf(std::string_view apiVersion) {
     auto slash = apiVersion.find('/');
     return slash == std::string_view::npos ? std::string_view{} : apiVersion.substr(0, slash);

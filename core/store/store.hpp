@@ -145,6 +145,11 @@ public:
     virtual ReadValue<int64_t> compactedRevision() const = 0;
     // Every object of every kind (for `get all`, dumps and tests), sorted by key.
     virtual ListResult listAll() const = 0;
+    // The keys of the stored objects of one kind (in `ns`, or in every namespace), sorted: what a
+    // re-list queues. This default lists the objects; SqliteStore reads the keys alone, so a
+    // re-list of 100,000 TrainJobs does not parse (and hold) every one of them.
+    virtual ReadValue<std::vector<ObjectKey>> listKeys(const std::string& apiVersion, const std::string& kind,
+                                                       const std::optional<std::string>& ns = std::nullopt) const;
 };
 
 }  // namespace trainer::core

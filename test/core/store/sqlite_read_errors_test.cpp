@@ -89,6 +89,10 @@ BOOST_AUTO_TEST_CASE(a_corrupt_objects_page_makes_get_and_list_errors_not_absenc
     BOOST_TEST(mentionsCorruption(*listed.error), *listed.error);
     BOOST_TEST(listed.value.empty());
     BOOST_TEST(!store->listAll().ok());
+    auto keys = store->listKeys("v1", "ConfigMap");
+    BOOST_TEST_REQUIRE(!keys.ok());
+    BOOST_TEST(mentionsCorruption(*keys.error), *keys.error);
+    BOOST_TEST(keys.value.empty());
     // The change feed lives on other pages and still reads.
     auto feed = store->changesSince(0, 10);
     BOOST_TEST_REQUIRE(feed.ok(), feed.error.value_or(""));
@@ -102,6 +106,7 @@ BOOST_AUTO_TEST_CASE(a_corrupt_objects_page_makes_get_and_list_errors_not_absenc
     BOOST_TEST(good->get(kStored).status == ReadStatus::Found);
     BOOST_TEST(good->get(kNever).status == ReadStatus::NotFound);
     BOOST_TEST(readOk(good->list("v1", "ConfigMap")).size() == 3u);
+    BOOST_TEST(readOk(good->listKeys("v1", "ConfigMap")).size() == 3u);
 }
 
 // A stored body that is not a JSON object (written by something other than the store) is an

@@ -508,6 +508,30 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(list_filters_by_kind_and_namespace, B, Backends) {
     BOOST_TEST(readOk(store->listAll()).size() == 4u);
 }
 
+// listKeys: the keys list() would give, in its order, for one namespace or all of them.
+BOOST_AUTO_TEST_CASE_TEMPLATE(list_keys_are_the_listed_objects_keys, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    for (auto [name, ns] : {std::pair{"b", "team-b"}, {"a", "team-b"}, {"c", "default"}, {"a", "default"}})
+        BOOST_TEST_REQUIRE(store->create(configMap(name, ns)).ok());
+    BOOST_TEST_REQUIRE(store->create(trainJob("x")).ok());
+    for (auto const& ns : {std::optional<std::string>{}, std::optional<std::string>{"team-b"},
+                           std::optional<std::string>{"nowhere"}}) {
+        BOOST_TEST_CONTEXT("namespace " << ns.value_or("<all>")) {
+            std::vector<ObjectKey> want;
+            for (auto const& o : readOk(store->list("v1", "ConfigMap", ns))) want.push_back(keyOf(o));
+            auto got = readOk(store->listKeys("v1", "ConfigMap", ns));
+            BOOST_TEST_REQUIRE(got.size() == want.size());
+            for (size_t i = 0; i < got.size(); ++i) BOOST_TEST(got[i].display() == want[i].display());
+        }
+    }
+    auto all = readOk(store->listKeys("v1", "ConfigMap"));
+    BOOST_TEST_REQUIRE(all.size() == 4u);
+    BOOST_TEST(all[0].display() == "ConfigMap default/a");
+    BOOST_TEST(all[3].display() == "ConfigMap team-b/b");
+    BOOST_TEST(readOk(store->listKeys("trainer.kubeflow.org/v1alpha1", "TrainJob")).size() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(resource_table_defaults) {
     ResourceTable t;
     struct Case {
