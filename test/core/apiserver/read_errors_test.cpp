@@ -6,6 +6,7 @@
 #include "core/apiserver/api_server.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/store/memory_store.hpp"
+#include "test/support/forwarding_store.hpp"
 
 #include <set>
 #include <string>
@@ -19,9 +20,9 @@ const std::string kLocked = "store: sqlite step: database is locked";
 const ObjectKey kConfigMap{"v1", "ConfigMap", "default", "cm"};
 
 // Forwards to a MemoryStore; point reads of `failing` and lists of `failingKinds` answer Error.
-class FailingStore : public Store {
+class FailingStore : public trainer::test::ForwardingStore {
 public:
-    explicit FailingStore(MemoryStore& s) : s_(s) {}
+    explicit FailingStore(MemoryStore& s) : ForwardingStore(s), s_(s) {}
     ReadResult get(const ObjectKey& k) const override {
         if (failing.count(k)) return ReadResult::error(kLocked);
         return s_.get(k);
@@ -30,16 +31,6 @@ public:
         if (failingKinds.count(k)) return ListResult::failure(kLocked);
         return s_.list(a, k, ns);
     }
-    StoreResult create(const json::object& o) override { return s_.create(o); }
-    StoreResult update(const json::object& o) override { return s_.update(o); }
-    StoreResult updateStatus(const json::object& o) override { return s_.updateStatus(o); }
-    ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
-    using Store::remove;
-    StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
-    ReadValue<std::vector<Change>> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
-    ReadValue<int64_t> revision() const override { return s_.revision(); }
-    ReadValue<int64_t> compactedRevision() const override { return s_.compactedRevision(); }
-    ListResult listAll() const override { return s_.listAll(); }
 
     std::set<ObjectKey> failing;
     std::set<std::string> failingKinds;

@@ -6,6 +6,7 @@
 #include "core/json/io.hpp"
 #include "core/server/metrics.hpp"
 #include "core/store/memory_store.hpp"
+#include "test/support/forwarding_store.hpp"
 #include "../../support/wait.hpp"
 
 #include <atomic>
@@ -21,27 +22,17 @@ const char* const kStart = "2024-05-01T12:00:00.000000Z";  // FakeClock's defaul
 
 // Forwards to a MemoryStore; writes fail while `failWrites`, reads while `failReads`; `afterGet` runs once, right after
 // the next read (to interleave another candidate between a read and its write).
-class HookStore : public Store {
+class HookStore : public trainer::test::ForwardingStore {
 public:
-    explicit HookStore(MemoryStore& s) : s_(s) {}
+    explicit HookStore(MemoryStore& s) : ForwardingStore(s), s_(s) {}
     ReadResult get(const ObjectKey& k) const override {
         auto r = failReads ? ReadResult::error("store: sqlite step: database is locked") : s_.get(k);
         if (auto hook = std::exchange(afterGet, nullptr)) hook();
         return r;
     }
-    ListResult list(const std::string& a, const std::string& k, const std::optional<std::string>& ns) const override {
-        return s_.list(a, k, ns);
-    }
     StoreResult create(const json::object& o) override { return failWrites ? failed() : s_.create(o); }
     StoreResult update(const json::object& o) override { return failWrites ? failed() : s_.update(o); }
     StoreResult updateStatus(const json::object& o) override { return failWrites ? failed() : s_.updateStatus(o); }
-    ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
-    using Store::remove;
-    StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
-    ReadValue<std::vector<Change>> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
-    ReadValue<int64_t> revision() const override { return s_.revision(); }
-    ReadValue<int64_t> compactedRevision() const override { return s_.compactedRevision(); }
-    ListResult listAll() const override { return s_.listAll(); }
 
     bool failWrites = false;
     bool failReads = false;  // get answers Error, as a store busy past its timeout does

@@ -12,6 +12,7 @@
 #include "core/server/metrics.hpp"
 #include "core/store/memory_store.hpp"
 #include "test/support/reads.hpp"
+#include "test/support/forwarding_store.hpp"
 
 #include <set>
 
@@ -50,9 +51,9 @@ json::object trainJob() {
 // Forwards to a MemoryStore. Point reads of the keys in `failing`, lists of the kinds in
 // `failingKinds` and, with `failFeed`, the change feed and revisions answer Error. Every write
 // that reaches it is counted, refused or not.
-class FailingStore : public Store {
+class FailingStore : public trainer::test::ForwardingStore {
 public:
-    explicit FailingStore(MemoryStore& s) : s_(s) {}
+    explicit FailingStore(MemoryStore& s) : ForwardingStore(s), s_(s) {}
 
     ReadResult get(const ObjectKey& k) const override {
         if (failing.count(k)) return ReadResult::error(kLocked);
@@ -80,7 +81,6 @@ public:
         if (failFeed) return ReadValue<int64_t>::failure(kLocked);
         return s_.compactedRevision();
     }
-    ListResult listAll() const override { return s_.listAll(); }
 
     std::set<ObjectKey> failing;
     std::set<std::pair<std::string, std::string>> failingKinds;

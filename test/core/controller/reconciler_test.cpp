@@ -7,6 +7,7 @@
 #include "core/server/metrics.hpp"
 #include "core/store/memory_store.hpp"
 #include "test/support/reads.hpp"
+#include "test/support/forwarding_store.hpp"
 
 using namespace trainer::core;
 using namespace trainer::core::controller;
@@ -30,15 +31,9 @@ json::object readOne(const std::string& file) {
 }
 
 // Forwards to a MemoryStore; the first `conflicts` status writes fail with Conflict.
-class ConflictingStore : public Store {
+class ConflictingStore : public trainer::test::ForwardingStore {
 public:
-    ConflictingStore(MemoryStore& s, int conflicts) : s_(s), conflicts_(conflicts) {}
-    ReadResult get(const ObjectKey& k) const override { return s_.get(k); }
-    ListResult list(const std::string& a, const std::string& k, const std::optional<std::string>& ns) const override {
-        return s_.list(a, k, ns);
-    }
-    StoreResult create(const json::object& o) override { return s_.create(o); }
-    StoreResult update(const json::object& o) override { return s_.update(o); }
+    ConflictingStore(MemoryStore& s, int conflicts) : ForwardingStore(s), s_(s), conflicts_(conflicts) {}
     StoreResult updateStatus(const json::object& o) override {
         ++statusWrites;
         if (conflicts_ > 0) {
@@ -47,13 +42,6 @@ public:
         }
         return s_.updateStatus(o);
     }
-    ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
-    using Store::remove;
-    StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
-    ReadValue<std::vector<Change>> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
-    ReadValue<int64_t> revision() const override { return s_.revision(); }
-    ReadValue<int64_t> compactedRevision() const override { return s_.compactedRevision(); }
-    ListResult listAll() const override { return s_.listAll(); }
     int statusWrites = 0;
 
 private:

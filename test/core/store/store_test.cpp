@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "store_test_util.hpp"
+#include "test/support/forwarding_store.hpp"
 
 #include <boost/mpl/list.hpp>
 
@@ -347,40 +348,12 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(apply_all_is_all_or_none, B, Backends) {
     BOOST_TEST(store->applyAll({}, "trainer").ok());
 }
 
-namespace {
-
-// Forwards every call but applyAll to a MemoryStore, so applyAll is Store's default (RemoteStore's):
-// one apply after another.
-class OneByOne : public Store {
-public:
-    explicit OneByOne(Store& s) : s_(s) {}
-    ReadResult get(const ObjectKey& k) const override { return s_.get(k); }
-    ListResult list(const std::string& a, const std::string& k, const std::optional<std::string>& ns) const override {
-        return s_.list(a, k, ns);
-    }
-    StoreResult create(const json::object& o) override { return s_.create(o); }
-    StoreResult update(const json::object& o) override { return s_.update(o); }
-    StoreResult updateStatus(const json::object& o) override { return s_.updateStatus(o); }
-    ApplyResult apply(const json::object& o, std::string_view m) override { return s_.apply(o, m); }
-    using Store::remove;
-    StoreResult remove(const ObjectKey& k, const DeleteOptions& o) override { return s_.remove(k, o); }
-    ReadValue<std::vector<Change>> changesSince(int64_t r, size_t l) const override { return s_.changesSince(r, l); }
-    ReadValue<int64_t> revision() const override { return s_.revision(); }
-    ReadValue<int64_t> compactedRevision() const override { return s_.compactedRevision(); }
-    ListResult listAll() const override { return s_.listAll(); }
-
-private:
-    Store& s_;
-};
-
-}  // namespace
-
 // Store's default applyAll stops at the first failure; what it applied before stays written and
 // is reported.
 BOOST_AUTO_TEST_CASE(apply_all_one_by_one_stops_at_the_first_failure) {
     MemoryBackend backend;
     auto memory = backend.make();
-    OneByOne store(*memory);
+    trainer::test::ForwardingStore store(*memory);  // applyAll: Store's default, as RemoteStore's
     auto r = store.applyAll({configMap("a"), configMap(""), configMap("c")}, "trainer");
     BOOST_TEST_REQUIRE(!r.ok());
     BOOST_TEST(*r.failed == 1u);
