@@ -69,19 +69,6 @@ core::auth::AuthorizeResult FakeAuthorizer::authorize(std::string_view rawToken,
     return {core::auth::AuthorizeOutcome::Denied, "audience does not name this TrainJob"};
 }
 
-core::ReadResult InterceptStore::get(const core::ObjectKey& key) const {
-    return onGet ? onGet(key) : inner.get(key);
-}
-
-core::ListResult InterceptStore::list(const std::string& apiVersion, const std::string& kind,
-                                      const std::optional<std::string>& ns) const {
-    return inner.list(apiVersion, kind, ns);
-}
-
-core::StoreResult InterceptStore::updateStatus(const json::object& obj) {
-    return onUpdateStatus ? onUpdateStatus(obj) : inner.updateStatus(obj);
-}
-
 json::object seedTrainJob(core::Store& store, const std::string& ns, const std::string& name) {
     json::object job{{"apiVersion", core::kTrainerApiVersion},
                      {"kind", "TrainJob"},

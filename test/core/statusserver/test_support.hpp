@@ -4,6 +4,7 @@
 
 #include "core/auth/token_authorizer.hpp"
 #include "core/store/memory_store.hpp"
+#include "test/support/forwarding_store.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -53,30 +54,18 @@ public:
     std::atomic<int> calls{0};
 };
 
-// A Store that forwards to a MemoryStore; `onGet` / `onUpdateStatus` replace those two calls when set.
-class InterceptStore : public core::Store {
+// A Store that forwards to its MemoryStore; `onGet` / `onUpdateStatus` replace those two calls when set.
+class InterceptStore : public ForwardingStore {
 public:
+    InterceptStore() : ForwardingStore(inner) {}  // the base keeps a reference; `inner` is built next
     core::MemoryStore inner;
     std::function<core::ReadResult(const core::ObjectKey&)> onGet;
     std::function<core::StoreResult(const core::json::object&)> onUpdateStatus;
 
-    core::ReadResult get(const core::ObjectKey& key) const override;
-    core::ListResult list(const std::string& apiVersion, const std::string& kind,
-                          const std::optional<std::string>& ns) const override;
-    core::StoreResult create(const core::json::object& obj) override { return inner.create(obj); }
-    core::StoreResult update(const core::json::object& obj) override { return inner.update(obj); }
-    core::StoreResult updateStatus(const core::json::object& obj) override;
-    core::ApplyResult apply(const core::json::object& obj, std::string_view m) override { return inner.apply(obj, m); }
-    using core::Store::remove;
-    core::StoreResult remove(const core::ObjectKey& key, const core::DeleteOptions& o) override {
-        return inner.remove(key, o);
+    core::ReadResult get(const core::ObjectKey& key) const override { return onGet ? onGet(key) : inner.get(key); }
+    core::StoreResult updateStatus(const core::json::object& obj) override {
+        return onUpdateStatus ? onUpdateStatus(obj) : inner.updateStatus(obj);
     }
-    core::ReadValue<std::vector<core::Change>> changesSince(int64_t revision, size_t limit) const override {
-        return inner.changesSince(revision, limit);
-    }
-    core::ReadValue<int64_t> revision() const override { return inner.revision(); }
-    core::ReadValue<int64_t> compactedRevision() const override { return inner.compactedRevision(); }
-    core::ListResult listAll() const override { return inner.listAll(); }
 };
 
 // A TrainJob "<ns>/<name>" with a spec, status conditions and jobsStatus, created in `store`.
