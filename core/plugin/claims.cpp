@@ -1,6 +1,7 @@
 #include "core/plugin/claims.hpp"
 
 #include <array>
+#include <map>
 
 namespace trainer::core {
 
@@ -17,6 +18,11 @@ std::string_view nameKindOf(std::string_view claim) {
     for (auto k : kNameKinds)
         if (claim.substr(0, k.size()) == k) return k;
     return {};
+}
+
+// A name claim's literal part: the name, or a pattern's prefix ("PET_" of "PET_*").
+std::string_view literalOf(std::string_view pattern) {
+    return isPrefixPattern(pattern) ? pattern.substr(0, pattern.size() - 1) : pattern;
 }
 
 }  // namespace
@@ -46,10 +52,39 @@ bool claimsConflict(std::string_view a, std::string_view b) {
     std::string_view pa = a.substr(kind.size()), pb = b.substr(kind.size());
     // Two patterns share a name when one's literal part is a prefix of the other's: a literal
     // name matched by the other pattern, or two prefixes one of which extends the other.
-    auto literal = [](std::string_view p) { return isPrefixPattern(p) ? p.substr(0, p.size() - 1) : p; };
-    if (isPrefixPattern(pa) && namePatternMatches(pa, literal(pb))) return true;
-    if (isPrefixPattern(pb) && namePatternMatches(pb, literal(pa))) return true;
+    if (isPrefixPattern(pa) && namePatternMatches(pa, literalOf(pb))) return true;
+    if (isPrefixPattern(pb) && namePatternMatches(pb, literalOf(pa))) return true;
     return false;
+}
+
+// Name claims of one kind conflict when one is a pattern whose prefix starts the other's literal
+// part: held literals starting with a new pattern's prefix are a range of the sorted map, and held
+// patterns whose prefix starts the new literal part are among its (at most 253) prefixes.
+const ClaimIndex::Held* ClaimIndex::find(std::string_view claim) const {
+    if (!isExclusiveClaim(claim)) return nullptr;
+    if (auto it = exact_.find(claim); it != exact_.end()) return &it->second;
+    std::string_view kind = nameKindOf(claim);
+    auto names = kind.empty() ? names_.end() : names_.find(kind);
+    if (names == names_.end()) return nullptr;
+    const std::string_view pattern = claim.substr(kind.size()), literal = literalOf(pattern);
+    if (isPrefixPattern(pattern))
+        if (auto it = names->second.lower_bound(literal); it != names->second.end() && it->first.starts_with(literal))
+            return it->second.literal ? it->second.literal : it->second.pattern;
+    for (size_t n = 1; n <= literal.size(); ++n)
+        if (auto it = names->second.find(literal.substr(0, n)); it != names->second.end() && it->second.pattern)
+            return it->second.pattern;
+    return nullptr;
+}
+
+void ClaimIndex::add(std::string_view claim, const void* owner) {
+    if (!isExclusiveClaim(claim)) return;
+    auto [it, added] = exact_.emplace(std::string(claim), Held{std::string(claim), owner});
+    if (!added) return;
+    if (std::string_view kind = nameKindOf(claim); !kind.empty()) {
+        const std::string_view pattern = claim.substr(kind.size());
+        Name& name = names_[std::string(kind)][std::string(literalOf(pattern))];
+        (isPrefixPattern(pattern) ? name.pattern : name.literal) = &it->second;
+    }
 }
 
 }  // namespace trainer::core

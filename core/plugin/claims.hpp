@@ -4,6 +4,7 @@
 // only describe the plugin, so two plugins may both hold them.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -28,5 +29,28 @@ bool isExclusiveClaim(std::string_view claim);
 // Can two plugins not both hold `a` and `b`: the same exclusive claim, or name claims of one
 // kind whose patterns share a name ("env:PET_*" and "env:PET_NNODES", "env:A*" and "env:AB*").
 bool claimsConflict(std::string_view a, std::string_view b);
+
+// The exclusive claims held so far, indexed so that finding a new claim's conflict costs a few
+// map lookups instead of a comparison with every held claim (start-up checks each plugin's
+// claims against all earlier plugins', issue 14's P3). find() agrees with claimsConflict.
+class ClaimIndex {
+public:
+    struct Held {
+        std::string claim;
+        const void* owner;  // whatever add() was given (the registry's LoadedPlugin)
+    };
+    // A held claim that conflicts with `claim`, or nullptr.
+    const Held* find(std::string_view claim) const;
+    // Records `claim` as held by `owner` (descriptive claims are not recorded: they never conflict).
+    void add(std::string_view claim, const void* owner);
+
+private:
+    struct Name {  // the held claims of one literal part (one plugin may hold both "env:A" and "env:A*")
+        const Held* literal = nullptr;  // "A"
+        const Held* pattern = nullptr;  // "A*"
+    };
+    std::map<std::string, Held, std::less<>> exact_;                     // every exclusive claim
+    std::map<std::string, std::map<std::string, Name, std::less<>>, std::less<>> names_;  // kind -> literal part
+};
 
 }  // namespace trainer::core

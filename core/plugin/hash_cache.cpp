@@ -143,6 +143,10 @@ HashCache::Directory& HashCache::directory(const std::string& dir) {
 std::string HashCache::sha256(const std::string& dir, int fd) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return "";
+    return sha256(dir, fd, st);
+}
+
+std::string HashCache::sha256(const std::string& dir, int fd, const struct stat& st) {
     const FileIdentity id = FileIdentity::of(st);
     Directory& d = directory(dir);
     d.used.insert(id);

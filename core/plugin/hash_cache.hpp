@@ -55,6 +55,8 @@ public:
     // remembered one when its identity is unchanged, else read from the descriptor (sha256Fd)
     // and remembered unless it changed within kHashCacheSettle. "" when it cannot be read.
     std::string sha256(const std::string& dir, int fd);
+    // The same, `st` being the descriptor's fstat already taken (TrustedFile::status()).
+    std::string sha256(const std::string& dir, int fd, const struct stat& st);
     // Writes the cache of every directory whose entries changed (a temporary file renamed over
     // the old one, mode 0600). Returns how many were written.
     int save();

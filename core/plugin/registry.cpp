@@ -56,14 +56,14 @@ std::optional<Refusal> admissionProblem(const PluginRegistry& reg, const std::st
 
 // Claims (rule 12): one owner per claim (claims.hpp: a name pattern conflicts with every claim
 // it shares a name with); the TrainJob status is an implicit claim.
-std::optional<Refusal> conflictProblem(const PluginRegistry& reg, const LoadedPlugin& p) {
+std::optional<Refusal> conflictProblem(const PluginRegistry& reg, const ClaimIndex& held, const LoadedPlugin& p) {
     for (auto const& c : p.claims)
-        for (auto const& owner : reg.plugins())
-            for (auto const& held : owner->claims)
-                if (claimsConflict(c, held))
-                    return Refusal{"its claim \"" + c + "\" " + (c == held ? "is already held" : "overlaps \"" + held + "\", held") +
-                                       " by plugin " + owner->name + " (" + owner->path + ")",
-                                   "conflicting_claim"};
+        if (auto* h = held.find(c)) {
+            auto* owner = static_cast<const LoadedPlugin*>(h->owner);
+            return Refusal{"its claim \"" + c + "\" " + (c == h->claim ? "is already held" : "overlaps \"" + h->claim + "\", held") +
+                               " by plugin " + owner->name + " (" + owner->path + ")",
+                           "conflicting_claim"};
+        }
     if (!p.implements(Hook::TrainJobStatus)) return std::nullopt;
     for (auto const& o : reg.plugins())
         if (o->implements(Hook::TrainJobStatus))
@@ -137,9 +137,8 @@ void PluginRegistry::reject(const std::string& path, std::string reason, std::st
 }
 
 const LoadedPlugin* PluginRegistry::find(std::string_view name) const {
-    for (auto const& p : plugins_)
-        if (p->name == name) return p.get();
-    return nullptr;
+    auto it = byName_.find(name);
+    return it == byName_.end() ? nullptr : it->second;
 }
 
 const LoadedPlugin* PluginRegistry::claimOwner(std::string_view claim) const {
@@ -161,6 +160,8 @@ void PluginRegistry::insertSorted(std::unique_ptr<LoadedPlugin> p) {
     auto before = [](auto const& a, auto const& b) {
         return a->priority != b->priority ? a->priority < b->priority : a->name < b->name;
     };
+    for (auto const& c : p->claims) claims_.add(c, p.get());
+    byName_.emplace(p->name, p.get());
     auto at = std::upper_bound(plugins_.begin(), plugins_.end(), p, before);
     plugins_.insert(at, std::move(p));
 }
@@ -200,15 +201,16 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
 // never a shipped plugin: those the directory's manifest names, and copies of shipped files (by
 // hash) in a directory without one. Only the order is decided here; loadFile checks and hashes.
 void shippedFirst(const std::set<std::string>& shippedNames, std::vector<std::string>& files, const PluginOptions& options) {
-    std::sort(files.begin(), files.end());
-    std::set<std::string> first;
-    for (auto const& f : files) {
+    std::vector<std::pair<bool, std::string>> keyed;  // (not shipped, path): shipped sort first
+    keyed.reserve(files.size());
+    for (auto& f : files) {
         const std::string name = fs::path(f).filename().string();
-        if (shippedNames.count(name) || (!options.shippedHashes.empty() && options.shippedHashes.count(detail::sha256Path(f))))
-            first.insert(f);
+        const bool shipped = shippedNames.count(name) ||
+                             (!options.shippedHashes.empty() && options.shippedHashes.count(detail::sha256Path(f)));
+        keyed.emplace_back(!shipped, std::move(f));
     }
-    std::stable_sort(files.begin(), files.end(),
-                     [&](const std::string& a, const std::string& b) { return first.count(a) > first.count(b); });
+    std::sort(keyed.begin(), keyed.end());
+    for (size_t i = 0; i < files.size(); ++i) files[i] = std::move(keyed[i].second);
 }
 
 }  // namespace
@@ -309,10 +311,12 @@ bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& optio
     detail::TrustedFile file;
     if (auto r = detail::TrustedFile::open(path, file)) return refuse(*r);
     if (auto problem = detail::elfProblem(file.fd()); !problem.empty()) return refuse({problem, "not_elf"});
-    const std::string dir = fs::path(path).parent_path().string();
-    const std::string sha256 = hashes_->sha256(dir.empty() ? "." : dir, file.fd());
+    const size_t slash = path.rfind('/');  // a file's path: no trailing slash (listDirectory, loadFile)
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string sha256 = hashes_->sha256(dir, file.fd(), file.status());
     if (sha256.empty()) return refuse({"it cannot be read", "read_failed"});
-    if (auto r = detail::pinMismatch(options.sha256, fs::path(path).filename().string(), sha256)) return refuse(*r);
+    if (!options.sha256.empty())
+        if (auto r = detail::pinMismatch(options.sha256, path.substr(slash + 1), sha256)) return refuse(*r);
     const bool shipped = options.shippedHashes.count(sha256) > 0;
     // A file not shipped with the operator runs its code in a child first: a constructor or
     // create() that crashes costs the file, never the operator.
@@ -348,7 +352,7 @@ bool PluginRegistry::admitEntry(EntryFn* entry, const std::string& path, const s
     p->shipped = shipped;
     if (auto r = detail::readDescriptor(d, *p)) return refuse(*r);
     if (auto r = detail::policyHookProblem(*p)) return refuse(*r);
-    if (auto r = conflictProblem(*this, *p)) return refuse(*r);
+    if (auto r = conflictProblem(*this, claims_, *p)) return refuse(*r);
     HookScope creating(p->name, "create");
     if (auto r = createInstance(*p, options, logSink_)) return refuse(*r);
     insertSorted(std::move(p));
@@ -384,7 +388,7 @@ bool PluginRegistry::loadInChild(const std::string& path, detail::TrustedFile& f
     p->shipped = shipped;
     p->isolation = Isolation::Process;
     if (auto it = options.priorities.find(p->name); it != options.priorities.end()) p->priority = it->second;
-    if (auto r = conflictProblem(*this, *p)) return refuse(*r);
+    if (auto r = conflictProblem(*this, claims_, *p)) return refuse(*r);
     p->remote = std::move(child);
     insertSorted(std::move(p));
     return true;

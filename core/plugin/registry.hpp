@@ -7,6 +7,7 @@
 // the directory's hash cache, core/plugin/hash_cache.hpp, which says why that holds).
 #pragma once
 
+#include "core/plugin/claims.hpp"
 #include "core/plugin/isolation_options.hpp"
 
 #include <trainer/abi.h>
@@ -195,6 +196,8 @@ private:
     bool loadOne(const std::string& path, const PluginOptions& options);
 
     std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
+    ClaimIndex claims_;                                                 // every loaded plugin's exclusive claims
+    std::map<std::string, const LoadedPlugin*, std::less<>> byName_;  // find(): names are unique
     std::vector<Rejection> rejected_;
     std::unique_ptr<detail::HashCache> hashes_;
     PluginLogSink logSink_;

@@ -6,6 +6,8 @@
 
 #include "core/plugin/registry.hpp"
 
+#include <sys/stat.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,15 +38,17 @@ std::string elfProblem(int fd);
 // others, or owned by anyone but root or the effective user.
 std::optional<Refusal> untrustedDirectory(const std::string& dir);
 
-// A plugin file opened once, O_RDONLY|O_NOFOLLOW|O_CLOEXEC, after its checks and re-checked
-// on the descriptor. Owns the descriptor until release().
+// A plugin file opened once (O_RDONLY|O_NOFOLLOW|O_CLOEXEC|O_NONBLOCK) and checked on its
+// descriptor. Owns the descriptor until release().
 class TrustedFile {
 public:
     TrustedFile() = default;
-    TrustedFile(TrustedFile&& o) noexcept : fd_(o.release()) {}
+    TrustedFile(TrustedFile&& o) noexcept : fd_(o.release()), status_(o.status_) {}
     TrustedFile& operator=(TrustedFile&&) = delete;
     ~TrustedFile();
     int fd() const { return fd_; }
+    // The descriptor's fstat, taken by open() (zeroed for an adopted descriptor).
+    const struct stat& status() const { return status_; }
     int release() {
         int f = fd_;
         fd_ = -1;
@@ -53,8 +57,9 @@ public:
     // "/proc/self/fd/<n>": dlopen through it loads exactly the open file.
     std::string procPath() const { return "/proc/self/fd/" + std::to_string(fd_); }
 
-    // Checks `path` (a symlink only when its target stays in the file's directory), opens it
-    // and re-checks the descriptor; a Refusal when any check fails.
+    // Opens `path` (a symlink only when its target stays in the file's directory) and checks
+    // the open file: a regular file, owned by root or the effective user, writable by no one
+    // else. A Refusal when any check fails.
     static std::optional<Refusal> open(const std::string& path, TrustedFile& out);
     // Owns a descriptor opened and checked elsewhere (the plugin-host child's inherited file).
     static TrustedFile adopt(int fd) { return TrustedFile(fd); }
@@ -62,6 +67,7 @@ public:
 private:
     explicit TrustedFile(int fd) : fd_(fd) {}
     int fd_ = -1;
+    struct stat status_ {};
 };
 
 // Reads a descriptor into `p` (claims, hooks, watches; rule 4): a Refusal when it is malformed.

@@ -5,8 +5,6 @@
 
 #include "core/api/dns_names.hpp"
 
-#include <boost/dll/shared_library.hpp>
-
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -18,18 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Libraries are never unloaded (rule 8): handles move here and live until process exit, and
-// so does the descriptor each was loaded through, so that no later file gets the same
+// Libraries are never unloaded (rule 8): their handles are never closed, and the descriptor each
+// was loaded through stays open until process exit, so that no later file gets the same
 // /proc/self/fd/<n> name (the dynamic loader would hand back the earlier library by name).
-struct KeptLibrary {
-    boost::dll::shared_library library;
-    int fd;
-};
-void keep(boost::dll::shared_library lib, int fd) {
-    static auto* libs = new std::vector<KeptLibrary>();
+void keep(int fd) {
+    static auto* fds = new std::vector<int>();
     static std::mutex m;
     std::lock_guard<std::mutex> g(m);
-    libs->push_back(KeptLibrary{std::move(lib), fd});
+    fds->push_back(fd);
 }
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
@@ -42,20 +36,15 @@ std::string replaceAll(std::string s, const std::string& from, const std::string
 
 // dlopen through the open descriptor, so what runs is what was checked and hashed.
 std::optional<Refusal> loadLibrary(TrustedFile& file, const std::string& path, EntryFn*& entry) {
-    boost::dll::shared_library lib;
-    boost::dll::fs::error_code dlErr;
     const std::string via = file.procPath();
-    lib.load(via, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, dlErr);
-    if (dlErr || !lib.is_loaded()) {
-        const char* why = dlerror();
-        return Refusal{"it cannot be loaded (" + replaceAll(why ? why : dlErr.message(), via, path) + ")", "load_failed"};
+    void* handle = ::dlopen(via.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char* why = ::dlerror();
+        return Refusal{"it cannot be loaded (" + replaceAll(why ? why : "dlopen failed", via, path) + ")", "load_failed"};
     }
-    if (!lib.has(TRN_ENTRY_SYMBOL)) {
-        keep({}, file.release());  // the library is unloaded, its descriptor number stays taken
-        return Refusal{std::string("it has no entry point ") + TRN_ENTRY_SYMBOL, "no_entry_point"};
-    }
-    entry = &lib.get<EntryFn>(TRN_ENTRY_SYMBOL);
-    keep(std::move(lib), file.release());
+    keep(file.release());
+    entry = reinterpret_cast<EntryFn*>(::dlsym(handle, TRN_ENTRY_SYMBOL));
+    if (!entry) return Refusal{std::string("it has no entry point ") + TRN_ENTRY_SYMBOL, "no_entry_point"};
     return std::nullopt;
 }
 

@@ -1,8 +1,8 @@
 // File trust, like sshd's StrictModes: a plugin directory or file writable by group or others,
 // or owned by anyone but root or the operator's effective user, is refused (and so is the
 // directory when one of its parents is, sticky directories like /tmp aside); so is a symlink
-// whose target leaves the file's directory. A trusted file is opened once (O_NOFOLLOW) and
-// everything after (ELF check, hash, dlopen) goes through that descriptor.
+// whose target leaves the file's directory. A trusted file is opened once (O_NOFOLLOW), checked
+// on its descriptor, and everything after (ELF check, hash, dlopen) goes through that descriptor.
 #include "core/plugin/registry_internal.hpp"
 
 #include <fcntl.h>
@@ -34,7 +34,7 @@ std::optional<Refusal> writableProblem(const struct stat& st) {
 }
 
 std::optional<Refusal> ownerProblem(const struct stat& st) {
-    const uid_t me = ::geteuid();
+    static const uid_t me = ::geteuid();  // the operator never changes its effective user
     if (st.st_uid == 0 || st.st_uid == me) return std::nullopt;
     return Refusal{"it is owned by uid " + std::to_string(st.st_uid) + ", not by root or the operator's user (uid " +
                        std::to_string(me) + ")",
@@ -95,23 +95,27 @@ std::optional<Refusal> untrustedDirectory(const std::string& dir) {
     return untrustedAncestor(dir);
 }
 
+// One open and one fstat per file (start-up runs this for every plugin, issue 14's P3): the
+// checks are made on the descriptor, so nothing can swap the file between check and use. The
+// open follows no final symlink (O_NOFOLLOW fails it with ELOOP, and then a link whose target
+// stays in its directory is opened by that target) and does not wait on a FIFO (O_NONBLOCK).
 std::optional<Refusal> TrustedFile::open(const std::string& path, TrustedFile& out) {
-    struct stat before {};
-    if (::lstat(path.c_str(), &before) != 0) return Refusal{errnoText("it cannot be examined"), "not_a_file"};
-    std::string target = path;
-    if (S_ISLNK(before.st_mode)) {
+    constexpr int kFlags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+    TrustedFile f(::open(path.c_str(), kFlags));
+    if (f.fd_ < 0 && errno == ELOOP) {
+        std::string target;
         if (auto r = resolveLink(path, target)) return r;
-        if (::lstat(target.c_str(), &before) != 0) return Refusal{errnoText("its target cannot be examined"), "not_a_file"};
+        f.fd_ = ::open(target.c_str(), kFlags);
     }
-    if (auto r = fileProblem(before)) return r;
-    TrustedFile f(::open(target.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (f.fd_ < 0) return Refusal{errnoText("it cannot be opened"), "open_failed"};
-    struct stat after {};
-    if (::fstat(f.fd_, &after) != 0) return Refusal{errnoText("it cannot be examined"), "open_failed"};
-    if (auto r = fileProblem(after)) return r;
-    if (after.st_dev != before.st_dev || after.st_ino != before.st_ino)
-        return Refusal{"it was replaced while it was being opened", "file_changed"};
+    if (f.fd_ < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return Refusal{errnoText("it cannot be examined"), "not_a_file"};
+        if (errno == ENXIO) return Refusal{"it is not a regular file", "not_a_file"};  // a socket
+        return Refusal{errnoText("it cannot be opened"), "open_failed"};
+    }
+    if (::fstat(f.fd_, &f.status_) != 0) return Refusal{errnoText("it cannot be examined"), "open_failed"};
+    if (auto r = fileProblem(f.status_)) return r;
     out.fd_ = f.release();
+    out.status_ = f.status_;
     return std::nullopt;
 }
 

@@ -12,7 +12,10 @@
 //             files are first left to settle (core/plugin/hash_cache.hpp), as installed plugins
 //             are; the measured start-up is a later one, its hashes from the directory's cache,
 //             and a first start-up (the cache removed: every file read) is reported beside it.
-// Medians of R runs (default 5); the first run of each is a warm-up (page cache).
+// Medians of R runs (default 5); the first run of each is a warm-up (page cache). Every child runs
+// on the CPU the benchmark started on: on these shared 2-CPU machines one CPU can be a third
+// slower than the other for minutes, and children alternating between them swung the ratio from
+// 1.0x to 1.4x from one run to the next.
 // --isolated also times the same files without the manifest: not shipped, so each is probed and
 // kept in its own plugin-host child (README "Plugin isolation"); wall time, without a target.
 #include "bench_support.hpp"
@@ -23,6 +26,7 @@
 #include <openssl/evp.h>
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <sys/stat.h>
 
 #include <functional>
@@ -131,6 +135,10 @@ int main(int argc, char** argv) {
     const std::string op = flags.get("operator", std::string(TRAINER_BINARY_DIR) + "/bin/trainer-operator");
     if (n < 1 || runs < 1) fail("--plugins and --runs must be at least 1");
 
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(std::max(0, ::sched_getcpu()), &one);
+    if (::sched_setaffinity(0, sizeof one, &one) != 0) fail("sched_setaffinity");  // children inherit it
     const std::string dir = tempDir("startup_bench");
     const auto files = generate(templ, dir, n, /*manifest=*/true);
     // Installed plugins are not written the moment the operator starts: wait until the files

@@ -117,6 +117,23 @@ BOOST_AUTO_TEST_CASE(symlink_within_the_directory_loads) {
     BOOST_TEST(r.find("alpha")->path == d.path("alpha"));
 }
 
+// The file is opened before it is examined (one open, checks on the descriptor): a FIFO must be
+// refused without the open waiting for a writer, a directory or a dangling link without a crash,
+// and the good plugin beside them still loads.
+BOOST_AUTO_TEST_CASE(what_is_not_a_regular_file_is_refused_on_its_descriptor) {
+    PluginDir d({"beta"});
+    BOOST_REQUIRE(::mkfifo((d.dir / "fifo.so").c_str(), 0644) == 0);
+    fs::create_directory(d.dir / "dir.so");
+    fs::permissions(d.dir / "dir.so", fs::perms::group_write | fs::perms::others_write, fs::perm_options::remove);
+    fs::create_symlink("missing.so.real", d.dir / "dangling.so");
+    PluginRegistry r;
+    r.loadDirectory(d.dir.string());
+    BOOST_TEST(r.find("beta") != nullptr);
+    expectRefused(r, "fifo.so", "not_a_file", "it is not a regular file");
+    expectRefused(r, "dir.so", "not_a_file", "it is not a regular file");
+    expectRefused(r, "dangling.so", "bad_symlink", "it is a symlink that cannot be resolved");
+}
+
 BOOST_AUTO_TEST_CASE(dot_files_are_refused) {
     PluginDir d({"beta"});
     fs::copy_file(fs::path(FIXTURE_DIR) / "alpha.so", d.dir / ".hidden.so");
