@@ -195,6 +195,7 @@ SqliteStore::SqliteStore(std::string path, SqliteStoreOptions options)
     : TxnStore(options.store), path_(std::move(path)), options_(std::move(options)) {}
 
 SqliteStore::~SqliteStore() {
+    checkpointer_.reset();
     for (auto& [sql, s] : statements_) sqlite3_finalize(s);
     if (db_) sqlite3_close_v2(db_);
 }
@@ -224,8 +225,43 @@ SqliteOpenResult SqliteStore::open(const std::string& path, SqliteStoreOptions o
         result.error = path + ": " + e.what();
         return result;
     }
+    store->startCheckpoints();
     result.store = std::move(store);
     return result;
+}
+
+void SqliteStore::startCheckpoints() {
+    if (options_.backgroundCheckpoints) {
+        auto c = std::make_unique<SqliteCheckpointer>(path_, options_.busyTimeoutMs, options_.durable);
+        if (c->running()) {
+            checkpointer_ = std::move(c);
+            nextCheckpointAt_ = options_.checkpointPages;
+            sqlite3_wal_hook(db_, &SqliteStore::walHook, this);  // replaces SQLite's automatic checkpoint
+            return;
+        }
+    }
+    sqlite3_wal_autocheckpoint(db_, options_.checkpointPages);
+}
+
+// After every commit, with the log's size in pages; runs on the committing thread (under mutex_).
+// The background thread is asked once per `checkpointPages` of growth, not after every commit:
+// the log restarts only when a commit begins while no checkpoint is copying it, and a thread
+// asked after every commit would always be copying.
+int SqliteStore::walHook(void* store, sqlite3* db, const char* name, int pages) {
+    auto* s = static_cast<SqliteStore*>(store);
+    const int every = s->options_.checkpointPages;
+    if (pages < s->walPages_) s->nextCheckpointAt_ = every;  // the log restarted
+    s->walPages_ = pages;
+    // Fallen behind (a writer that never pauses leaves no moment for the log to restart): wait for
+    // a background checkpoint under way, copy the rest here (FULL), and the next commit restarts it.
+    if (pages >= 4 * every) {
+        s->checkpointer_->waitIdle();  // SQLite returns BUSY at once while another checkpoint runs
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_FULL, nullptr, nullptr);
+    } else if (pages >= s->nextCheckpointAt_) {
+        s->nextCheckpointAt_ = pages + every;
+        s->checkpointer_->request();
+    }
+    return SQLITE_OK;
 }
 
 void SqliteStore::exec(const char* sql) const {

@@ -4,6 +4,8 @@
 
 #include "core/store/txn_store.hpp"
 
+#include "core/store/sqlite_checkpointer.hpp"
+
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +24,12 @@ struct SqliteStoreOptions {
     bool durable = true;
     // Change-feed entries kept; older ones are compacted away (see Store::compactedRevision).
     int64_t keepChanges = 100000;
+    // Write-ahead-log pages (4 KiB each) at which a checkpoint copies the log into the database,
+    // on a thread of its own when `backgroundCheckpoints` (sqlite_checkpointer.hpp); a commit that
+    // finds the log at four times this checkpoints itself (so the log stays under ~32 MiB).
+    // SQLite's own default is 1000 pages, inline.
+    int checkpointPages = 2000;
+    bool backgroundCheckpoints = true;
 };
 
 class SqliteStore;
@@ -57,6 +65,8 @@ public:
     // when it could not run).
     std::string integrityCheck() const;
     const std::string& path() const { return path_; }
+    // Checkpoints run by the background thread so far (0 without one): what tests wait for.
+    int backgroundCheckpoints() const { return checkpointer_ ? checkpointer_->completed() : 0; }
 
     // The schema version this binary writes.
     static constexpr int kSchemaVersion = 1;
@@ -80,6 +90,10 @@ private:
     void runWriteAs(const std::function<bool(StoreTxn&)>& body, bool durable);
     SqliteStore(std::string path, SqliteStoreOptions options);
     void initialize();
+    // Where checkpoints run: a background thread when it can be started, else inline at the
+    // threshold (SQLite's automatic checkpoint).
+    void startCheckpoints();
+    static int walHook(void* store, sqlite3* db, const char* name, int pages);
     sqlite3_stmt* statement(const std::string& sql) const;
     void exec(const char* sql) const;
     int64_t metaValue(const char* key) const;
@@ -93,6 +107,8 @@ private:
     mutable std::mutex mutex_;
     mutable std::unordered_map<std::string, sqlite3_stmt*> statements_;
     bool synchronousFull_ = false;  // the connection's synchronous level now (FULL or NORMAL); under mutex_
+    std::unique_ptr<SqliteCheckpointer> checkpointer_;  // closed before db_
+    int walPages_ = 0, nextCheckpointAt_ = 0;           // walHook's; under mutex_
 };
 
 }  // namespace trainer::core
