@@ -4,8 +4,9 @@
 // and `perf` showed that worker blocked in those syncs for a fifth of a 10,000-TrainJob cold
 // start. Here a commit only notes the log's size (SqliteStore's WAL hook); this thread runs a
 // PASSIVE checkpoint over its own connection, which never blocks readers or the writer. Should it
-// fall behind (a reader holding an old snapshot, a slow disk), the commit that finds the log past
-// `hardLimitPages` checkpoints inline as SQLite would, so the log's size stays bounded.
+// fall behind, or the writer never pause long enough for the log to restart (it restarts only
+// when a commit begins with every frame copied), the commit that finds the log past eight times
+// the threshold checkpoints inline (SqliteStore::walHook), so the log's size stays bounded.
 #pragma once
 
 #include <atomic>

@@ -243,6 +243,9 @@ void SqliteStore::startCheckpoints() {
     sqlite3_wal_autocheckpoint(db_, options_.checkpointPages);
 }
 
+// The log's size, in checkpointPages, at which a writer checkpoints itself.
+constexpr int kCheckpointFallback = 8;
+
 // After every commit, with the log's size in pages; runs on the committing thread (under mutex_).
 // The background thread is asked once per `checkpointPages` of growth, not after every commit:
 // the log restarts only when a commit begins while no checkpoint is copying it, and a thread
@@ -254,7 +257,7 @@ int SqliteStore::walHook(void* store, sqlite3* db, const char* name, int pages) 
     s->walPages_ = pages;
     // Fallen behind (a writer that never pauses leaves no moment for the log to restart): wait for
     // a background checkpoint under way, copy the rest here (FULL), and the next commit restarts it.
-    if (pages >= 4 * every) {
+    if (pages >= kCheckpointFallback * every) {
         s->checkpointer_->waitIdle();  // SQLite returns BUSY at once while another checkpoint runs
         sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_FULL, nullptr, nullptr);
     } else if (pages >= s->nextCheckpointAt_) {

@@ -26,7 +26,7 @@ struct SqliteStoreOptions {
     int64_t keepChanges = 100000;
     // Write-ahead-log pages (4 KiB each) at which a checkpoint copies the log into the database,
     // on a thread of its own when `backgroundCheckpoints` (sqlite_checkpointer.hpp); a commit that
-    // finds the log at four times this checkpoints itself (so the log stays under ~32 MiB).
+    // finds the log at eight times this checkpoints itself (so the log stays under ~64 MiB).
     // SQLite's own default is 1000 pages, inline.
     int checkpointPages = 2000;
     bool backgroundCheckpoints = true;

@@ -55,11 +55,9 @@ void expectAllStored(const std::string& db) {
     BOOST_TEST(list.value.size() == static_cast<size_t>(kObjects));
 }
 
-// Four times the threshold (the commit that finds the log there checkpoints inline), plus what
-// commits add while a background checkpoint keeps the log from restarting (with a threshold this
-// small they overlap often; at the default's 2000 pages the log peaks at 4x + a few dozen pages):
-// still far below the unchecked log.
-constexpr uintmax_t kBound = 6 * kPages * (4096 + 24) + 32;
+// Eight times the threshold (the commit that finds the log there waits for the thread and
+// checkpoints inline), plus one commit's pages: far below the unchecked log.
+constexpr uintmax_t kBound = 10 * kPages * (4096 + 24) + 32;
 
 }  // namespace
 
