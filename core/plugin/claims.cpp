@@ -64,15 +64,19 @@ const ClaimIndex::Held* ClaimIndex::find(std::string_view claim) const {
     if (!isExclusiveClaim(claim)) return nullptr;
     if (auto it = exact_.find(claim); it != exact_.end()) return &it->second;
     std::string_view kind = nameKindOf(claim);
-    auto names = kind.empty() ? names_.end() : names_.find(kind);
-    if (names == names_.end()) return nullptr;
+    auto held = kind.empty() ? kinds_.end() : kinds_.find(kind);
+    if (held == kinds_.end()) return nullptr;
+    const auto& names = held->second.names;
     const std::string_view pattern = claim.substr(kind.size()), literal = literalOf(pattern);
     if (isPrefixPattern(pattern))
-        if (auto it = names->second.lower_bound(literal); it != names->second.end() && it->first.starts_with(literal))
+        if (auto it = names.lower_bound(literal); it != names.end() && it->first.starts_with(literal))
             return it->second.literal ? it->second.literal : it->second.pattern;
-    for (size_t n = 1; n <= literal.size(); ++n)
-        if (auto it = names->second.find(literal.substr(0, n)); it != names->second.end() && it->second.pattern)
-            return it->second.pattern;
+    // A held pattern covering this claim has a literal part that is a prefix of this one's: only
+    // the lengths some held pattern has are looked up.
+    for (size_t n : held->second.patternLengths) {
+        if (n > literal.size()) break;
+        if (auto it = names.find(literal.substr(0, n)); it != names.end() && it->second.pattern) return it->second.pattern;
+    }
     return nullptr;
 }
 
@@ -82,8 +86,15 @@ void ClaimIndex::add(std::string_view claim, const void* owner) {
     if (!added) return;
     if (std::string_view kind = nameKindOf(claim); !kind.empty()) {
         const std::string_view pattern = claim.substr(kind.size());
-        Name& name = names_[std::string(kind)][std::string(literalOf(pattern))];
-        (isPrefixPattern(pattern) ? name.pattern : name.literal) = &it->second;
+        Kind& held = kinds_[std::string(kind)];
+        const std::string_view literal = literalOf(pattern);
+        Name& name = held.names[std::string(literal)];
+        if (isPrefixPattern(pattern)) {
+            name.pattern = &it->second;
+            held.patternLengths.insert(literal.size());
+        } else {
+            name.literal = &it->second;
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -49,8 +50,12 @@ private:
         const Held* literal = nullptr;  // "A"
         const Held* pattern = nullptr;  // "A*"
     };
-    std::map<std::string, Held, std::less<>> exact_;                     // every exclusive claim
-    std::map<std::string, std::map<std::string, Name, std::less<>>, std::less<>> names_;  // kind -> literal part
+    struct Kind {  // the name claims of one kind ("env:")
+        std::map<std::string, Name, std::less<>> names;  // literal part -> its claims
+        std::set<size_t> patternLengths;                 // of the literal parts of held patterns
+    };
+    std::map<std::string, Held, std::less<>> exact_;  // every exclusive claim
+    std::map<std::string, Kind, std::less<>> kinds_;
 };
 
 }  // namespace trainer::core

@@ -200,7 +200,7 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
 // Sorts `files` by name, shipped files first, so a claim conflict refuses the other file and
 // never a shipped plugin: those the directory's manifest names, and copies of shipped files (by
 // hash) in a directory without one. Only the order is decided here; loadFile checks and hashes.
-void shippedFirst(const std::set<std::string>& shippedNames, std::vector<std::string>& files, const PluginOptions& options) {
+void shippedFirst(const std::unordered_set<std::string>& shippedNames, std::vector<std::string>& files, const PluginOptions& options) {
     std::vector<std::pair<bool, std::string>> keyed;  // (not shipped, path): shipped sort first
     keyed.reserve(files.size());
     for (auto& f : files) {
@@ -215,8 +215,8 @@ void shippedFirst(const std::set<std::string>& shippedNames, std::vector<std::st
 
 }  // namespace
 
-std::set<std::string> readShippedManifest(const std::string& dir) {
-    std::set<std::string> out;
+std::unordered_set<std::string> readShippedManifest(const std::string& dir) {
+    std::unordered_set<std::string> out;
     for (auto const& [h, f] : shippedManifest(dir)) out.insert(h);
     return out;
 }
@@ -228,7 +228,7 @@ void PluginRegistry::loadDirectory(const std::string& dir, const PluginOptions& 
 void PluginRegistry::loadDirectories(const std::vector<std::string>& dirs, const PluginOptions& given) {
     PluginOptions options = given;
     std::vector<std::string> unique;
-    std::vector<std::set<std::string>> shippedNames;  // per directory of `unique`: its manifest's files
+    std::vector<std::unordered_set<std::string>> shippedNames;  // per directory of `unique`: its manifest's files
     std::set<std::string> seen;
     for (auto const& dir : dirs) {
         std::error_code ec;
@@ -256,7 +256,7 @@ void PluginRegistry::loadDirectories(const std::vector<std::string>& dirs, const
     reportUnmatchedPins(unique, all, options);
 }
 
-bool PluginRegistry::listDirectory(const std::string& dir, const std::set<std::string>& shippedNames,
+bool PluginRegistry::listDirectory(const std::string& dir, const std::unordered_set<std::string>& shippedNames,
                                    const PluginOptions& options, std::vector<std::string>& files) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
@@ -310,19 +310,30 @@ bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& optio
     };
     detail::TrustedFile file;
     if (auto r = detail::TrustedFile::open(path, file)) return refuse(*r);
-    if (auto problem = detail::elfProblem(file.fd()); !problem.empty()) return refuse({problem, "not_elf"});
     const size_t slash = path.rfind('/');  // a file's path: no trailing slash (listDirectory, loadFile)
     const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
     const std::string sha256 = hashes_->sha256(dir, file.fd(), file.status());
     if (sha256.empty()) return refuse({"it cannot be read", "read_failed"});
+    const bool shipped = options.shippedHashes.count(sha256) > 0;
+    // A shipped file's bytes are the build's (its hash is in the manifest): its header was
+    // checked when the build produced it. Every other file's is checked here.
+    if (!shipped)
+        if (auto problem = detail::elfProblem(file.fd()); !problem.empty()) return refuse({problem, "not_elf"});
     if (!options.sha256.empty())
         if (auto r = detail::pinMismatch(options.sha256, path.substr(slash + 1), sha256)) return refuse(*r);
-    const bool shipped = options.shippedHashes.count(sha256) > 0;
     // A file not shipped with the operator runs its code in a child first: a constructor or
     // create() that crashes costs the file, never the operator.
     if (!shipped || options.isolation.processPossibleForShipped())
         return loadInChild(path, file, sha256, shipped, options);
     return loadInProcess(path, file, sha256, shipped, options);
+}
+
+std::string PluginRegistry::shownPath(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+    auto it = shownDirs_.find(dir);
+    if (it == shownDirs_.end()) it = shownDirs_.emplace(dir, fs::absolute(dir).lexically_normal()).first;
+    return (it->second / path.substr(slash + 1)).string();
 }
 
 bool PluginRegistry::loadInProcess(const std::string& path, detail::TrustedFile& file, const std::string& sha256,
@@ -334,7 +345,7 @@ bool PluginRegistry::loadInProcess(const std::string& path, detail::TrustedFile&
     HookScope loading(path, "load");  // its constructors and entry point run here (crash_context.hpp)
     EntryFn* entry = nullptr;
     if (auto r = detail::loadLibrary(file, path, entry)) return refuse(*r);
-    return admitEntry(entry, path, fs::absolute(path).lexically_normal().string(), sha256, shipped, options);
+    return admitEntry(entry, path, shownPath(path), sha256, shipped, options);
 }
 
 bool PluginRegistry::admitEntry(EntryFn* entry, const std::string& path, const std::string& shownPath,
@@ -383,7 +394,7 @@ bool PluginRegistry::loadInChild(const std::string& path, detail::TrustedFile& f
         child.reset();
         return loadInProcess(path, file, sha256, shipped, options);
     }
-    p->path = fs::absolute(path).lexically_normal().string();
+    p->path = shownPath(path);
     p->sha256 = sha256;
     p->shipped = shipped;
     p->isolation = Isolation::Process;

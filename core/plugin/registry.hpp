@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace trainer::core {
@@ -107,12 +109,12 @@ struct PluginOptions {
     IsolationOptions isolation;
     // sha256 hashes of the files shipped with the operator (added to those of the loaded
     // directory's own manifest): their plugins default to inProcess.
-    std::set<std::string> shippedHashes;
+    std::unordered_set<std::string> shippedHashes;
 };
 
 // The hashes a plugin directory's shipped manifest lists (empty when it has none); the file
 // must be as trusted as a plugin file. Unreadable or malformed lines are skipped.
-std::set<std::string> readShippedManifest(const std::string& dir);
+std::unordered_set<std::string> readShippedManifest(const std::string& dir);
 
 class PluginRegistry;
 // The pins of every loaded plugin, a Configuration fragment ready to paste:
@@ -177,7 +179,7 @@ private:
     void reject(const std::string& path, std::string reason, std::string code);
     void insertSorted(std::unique_ptr<LoadedPlugin> p);
     // The *.so files of `dir` in load order; false after rejecting the directory itself.
-    bool listDirectory(const std::string& dir, const std::set<std::string>& shippedNames, const PluginOptions& options,
+    bool listDirectory(const std::string& dir, const std::unordered_set<std::string>& shippedNames, const PluginOptions& options,
                        std::vector<std::string>& files);
     void reportUnmatchedPins(const std::vector<std::string>& dirs, const std::vector<std::string>& files,
                              const PluginOptions& options);
@@ -192,6 +194,10 @@ private:
     bool admitEntry(const trn_plugin_descriptor* (*entry)(const trn_host_info*), const std::string& path,
                     const std::string& shownPath, const std::string& sha256, bool shipped, const PluginOptions& options);
 
+    // `path` absolute and normalised, as LoadedPlugin::path shows it; each directory's part
+    // worked out once (shownDirs_: directory as given, with its slash -> absolute, normalised).
+    std::string shownPath(const std::string& path);
+
     // One file's load (loadFile and loadDirectories, which then save the hash cache once).
     bool loadOne(const std::string& path, const PluginOptions& options);
 
@@ -199,6 +205,7 @@ private:
     ClaimIndex claims_;                                                 // every loaded plugin's exclusive claims
     std::map<std::string, const LoadedPlugin*, std::less<>> byName_;  // find(): names are unique
     std::vector<Rejection> rejected_;
+    std::map<std::string, std::filesystem::path> shownDirs_;
     std::unique_ptr<detail::HashCache> hashes_;
     PluginLogSink logSink_;
     isolation::IsolationObserver isolationObserver_;
