@@ -33,10 +33,11 @@ std::string yamlList(std::vector<json::object> items) {
 // values at a time; the texts are sorted by identity and written at the end.
 struct JsonListWriter {
     std::vector<std::pair<ObjectKey, std::string>> items;
+    std::string buffer;  // reused: each text is kept at its exact size, not a grown buffer's capacity
     void add(const json::object& o) {
-        std::string text;
-        appendJson(text, o, /*pretty=*/true, /*indent=*/4);
-        items.emplace_back(keyOf(o), std::move(text));
+        buffer.clear();
+        appendJson(buffer, o, /*pretty=*/true, /*indent=*/4);
+        items.emplace_back(keyOf(o), std::string(buffer));
     }
     void write(std::ostream& out) {
         std::sort(items.begin(), items.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
