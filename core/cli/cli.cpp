@@ -9,6 +9,7 @@
 #include <boost/version.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <iomanip>
@@ -157,6 +158,13 @@ const std::vector<Command>& commands() {
          0, 0, &cmdPluginHost},
     };
     return table;
+}
+
+std::optional<int64_t> parseInt(const std::string& s) {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
 }
 
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates) {

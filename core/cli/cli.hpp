@@ -4,8 +4,10 @@
 
 #include "core/plugin/registry.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -59,6 +61,9 @@ const std::vector<Command>& commands();
 
 // Entry point of the binary: returns the exit code.
 int run(int argc, char** argv, Io io);
+
+// A flag's whole value as a decimal integer ("12", "-1"); nullopt for "", "1x" or out of range.
+std::optional<int64_t> parseInt(const std::string& s);
 
 // Closest candidate by edit distance, or "" when nothing is close.
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates);

@@ -19,13 +19,6 @@ namespace {
 constexpr std::string_view kTrainJobPrefix = "trainjob/";
 constexpr const char* kJobNameLabel = "jobset.sigs.k8s.io/jobset-name";
 
-std::optional<int64_t> parseInt(const std::string& s) {
-    int64_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-    return v;
-}
-
 // --tail, --limit-bytes, -c, -f and --previous as LogOptions; false (after saying why) when malformed.
 bool logOptions(const Args& args, Io& io, executor::LogOptions& o) {
     if (args.has("tail")) {

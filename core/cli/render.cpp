@@ -3,6 +3,7 @@
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
 #include "core/cli/command_config.hpp"
+#include "core/cli/json_list_writer.hpp"
 #include "core/cli/session.hpp"
 #include "core/json/io.hpp"
 #include "core/runtime/info_builder.hpp"
@@ -27,28 +28,6 @@ std::string yamlList(std::vector<json::object> items) {
     json::value list = json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(arr)}};
     return toYaml(list);
 }
-
-// The List of `objects` as `render -o json` prints it (toJson of the List, pretty), each object written
-// as text when its TrainJob is built, so no more than one TrainJob's objects are held as JSON
-// values at a time; the texts are sorted by identity and written at the end.
-struct JsonListWriter {
-    std::vector<std::pair<ObjectKey, std::string>> items;
-    std::string buffer;  // reused: each text is kept at its exact size, not a grown buffer's capacity
-    void add(const json::object& o) {
-        buffer.clear();
-        appendJson(buffer, o, /*pretty=*/true, /*indent=*/4);
-        items.emplace_back(keyOf(o), std::string(buffer));
-    }
-    void write(std::ostream& out) {
-        std::sort(items.begin(), items.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
-        out << "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": " << (items.empty() ? "[]" : "[");
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            out << (i == 0 ? "\n    " : ",\n    ") << items[i].second;
-            std::string().swap(items[i].second);
-        }
-        out << (items.empty() ? "\n}\n" : "\n  ]\n}\n");
-    }
-};
 
 // A Session configured from --config / --feature-gates; false after printing errors.
 bool configuredSession(const Args& args, Io& io, Session& s, std::string& plugins) {
@@ -113,7 +92,11 @@ int cmdRender(const Args& args, Io& io) {
         d.append(s.buildTrainJobs([&](json::object&& o) { list.add(o); }));
         printDiagnostics(d, io.err);
         if (!d.ok()) return 1;
-        list.write(io.out);
+        std::string error;
+        if (!list.write(io.out, error)) {
+            io.err << "error: " << error << "\n";
+            return 1;
+        }
         return 0;
     }
     auto built = s.buildTrainJobs();

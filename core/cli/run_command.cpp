@@ -46,13 +46,6 @@ namespace {
 using controller::Configuration;
 namespace srv = trainer::core::server;
 
-std::optional<int64_t> parseInt(const std::string& s) {
-    int64_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-    return v;
-}
-
 // Flags override the file; returns error lines.
 std::vector<std::string> applyFlags(const Args& args, Configuration& cfg, int& workers) {
     std::vector<std::string> errs;

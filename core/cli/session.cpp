@@ -98,9 +98,11 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
     if (!diag.ok()) return diag;
 
     // Defaults and schema first, for every trainer object; other objects are cluster state.
-    // Each object is held twice at most (the cluster's copy and its document, a TrainJob's
-    // document then moved to trainJobs()): the runtimes and TrainJobs are indexes into `docs`.
+    // Each object is moved into the cluster (checkInputSet refused duplicates); the runtimes and
+    // TrainJobs are indexes into `docs`, whose objects are read from the cluster from then on.
     std::vector<std::size_t> trainJobs, runtimes;
+    std::vector<std::string> origins(docs.size());
+    std::vector<const json::object*> held(docs.size());  // docs[i]'s object in the cluster
     for (std::size_t i = 0; i < docs.size(); ++i) {
         auto& d = docs[i];
         completeMetadata(d.object);
@@ -115,10 +117,13 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
             od = validateRuntime(d.object, /*isCreate=*/true, nullptr);
             runtimes.push_back(i);
         }
-        for (auto& e : od.errors) e.origin = describe(d);
-        for (auto& w : od.warnings) w.origin = describe(d);
+        origins[i] = describe(d);
+        for (auto& e : od.errors) e.origin = origins[i];
+        for (auto& w : od.warnings) w.origin = origins[i];
         diag.append(od);
-        cluster_.put(d.object);
+        const ObjectKey key = keyOf(d.object);
+        cluster_.put(std::move(d.object));
+        held[i] = cluster_.find(key);
     }
     if (!diag.ok()) return diag;
 
@@ -128,18 +133,17 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
     }
     // A runtime whose policies no loaded plugin claims is refused (rule 12).
     for (std::size_t i : runtimes) {
-        Diagnostics pd = framework_->checkPolicies(policyInfo(docs[i].object));
-        for (auto& e : pd.errors) e.origin = describe(docs[i]);
+        Diagnostics pd = framework_->checkPolicies(policyInfo(*held[i]));
+        for (auto& e : pd.errors) e.origin = origins[i];
         diag.append(pd);
     }
     trainJobs_.reserve(trainJobs.size());
     for (std::size_t i : trainJobs) {
-        const std::string origin = describe(docs[i]);
-        Diagnostics td = admitTrainJob(*framework_, docs[i].object, nullptr, cluster_);
-        for (auto& e : td.errors) e.origin = origin;
-        for (auto& w : td.warnings) w.origin = origin;
+        Diagnostics td = admitTrainJob(*framework_, *held[i], nullptr, cluster_);
+        for (auto& e : td.errors) e.origin = origins[i];
+        for (auto& w : td.warnings) w.origin = origins[i];
         diag.append(td);
-        trainJobs_.push_back(AdmittedObject{std::move(docs[i].object), origin});
+        trainJobs_.push_back(AdmittedObject{*held[i], std::move(origins[i])});
     }
     return diag;
 }

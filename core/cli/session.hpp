@@ -19,9 +19,11 @@
 
 namespace trainer::core::cli {
 
+// A TrainJob as admitted: the session's cluster() copy (inputs hold no duplicates, and admission
+// does not change a TrainJob), so 10,000 TrainJobs are held once, not twice (issue 14 P1).
 struct AdmittedObject {
-    json::object object;
-    std::string origin;  // "file.yaml: TrainJob default/x"
+    const json::object& object;  // lives in Session::cluster()
+    std::string origin;          // "file.yaml: TrainJob default/x"
 };
 
 class Session {
