@@ -5,7 +5,7 @@
 # and whether it is met. Every figure is a median of --runs runs (default 5).
 #   scripts/bench.sh [--full] [--runs N] [--only P1,P3,...]
 # --full: P4 adds 100,000 stored TrainJobs (the issue's size; several more minutes). Without it
-# P4 stops at 10,000 and the whole suite takes about 10 minutes on 2 cores.
+# P4 stops at 10,000 and the whole suite takes 2.5-10 minutes on 2 cores (the machine decides).
 # BUILD_DIR (default build) is configured RelWithDebInfo when it does not exist yet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
