@@ -1,4 +1,5 @@
 #include "core/runtime/info_builder.hpp"
+#include "core/json/io.hpp"
 
 #include <trainer/quantity.hpp>
 
@@ -462,6 +463,30 @@ BOOST_AUTO_TEST_CASE(runtime_snapshot_round_trip) {
     Diagnostics live;
     BOOST_TEST(!resolveRuntime(job, cluster, live, false).has_value());
     BOOST_TEST(live.errors.size() == 1u);
+}
+
+// The snapshot's YAML is remembered per runtime: a runtime with the same members in another
+// order, or one changed since, gets its own text, never the remembered one.
+BOOST_AUTO_TEST_CASE(runtime_snapshot_yaml_is_each_runtimes_own) {
+    auto job = obj(kTorchJob);
+    auto runtime = obj(kTorchRuntime);
+    json::object reordered;
+    for (auto it = runtime.end(); it != runtime.begin();) {
+        --it;
+        reordered[it->key()] = it->value();
+    }
+    BOOST_TEST_REQUIRE(runtime == reordered);  // Boost.JSON's equality ignores the order
+    auto changed = runtime;
+    changed["metadata"].as_object()["labels"] = json::object{{"changed", "yes"}};
+    for (int round = 0; round < 2; ++round)  // the second round answers from what is remembered
+        for (auto const* rt : {&runtime, &reordered, &changed})
+            BOOST_TEST(runtimeSnapshot(job, *rt).at("data").at("runtime").as_string() == toYaml(*rt));
+    // More runtimes than are remembered: each still gets its own.
+    for (int i = 0; i < 10; ++i) {
+        auto other = runtime;
+        other["metadata"].as_object()["name"] = "rt-" + std::to_string(i % 6);
+        BOOST_TEST(runtimeSnapshot(job, other).at("data").at("runtime").as_string() == toYaml(other));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(runtime_snapshot_errors) {
