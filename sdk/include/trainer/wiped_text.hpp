@@ -7,15 +7,18 @@
 #include <boost/json.hpp>
 
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <string_view>
 
 namespace trainer::sdk {
 
-// Zeroes `size` bytes at `data` with volatile stores, which the compiler may not drop.
+// Zeroes `size` bytes at `data` in a way the compiler may not drop: memset, then an empty asm
+// statement that may read the memory (as glibc's explicit_bzero). A loop of volatile byte stores
+// did the same at a byte per cycle: 7 % of `render`'s time (issue 14 P1).
 inline void secureZero(void* data, std::size_t size) {
-    auto* p = static_cast<volatile unsigned char*>(data);
-    for (std::size_t i = 0; i < size; ++i) p[i] = 0;
+    std::memset(data, 0, size);
+    __asm__ __volatile__("" : : "r"(data) : "memory");
 }
 
 class WipedText {
