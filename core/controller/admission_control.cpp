@@ -2,6 +2,7 @@
 
 #include "core/api/admission.hpp"
 #include "core/api/read_error_latch.hpp"
+#include "core/api/read_memo.hpp"
 #include "core/api/schema.hpp"
 #include "core/plugin/pipeline.hpp"
 #include "core/server/webhook.hpp"
@@ -38,7 +39,8 @@ Diagnostics validateRuntimeObject(const Framework& framework, const json::object
 AdmissionResult admit(const Framework& framework, json::object& obj, const json::object* old,
                       const ClusterReader& clusterState, std::chrono::system_clock::time_point now) {
     AdmissionResult r;
-    ReadErrorLatch cluster(clusterState);  // a failed read makes the answer "try again", not "denied"
+    ReadMemo memo(clusterState);  // each object read once per decision (read_memo.hpp)
+    ReadErrorLatch cluster(memo);  // a failed read makes the answer "try again", not "denied"
     auto kind = kindOf(obj);
     if (kind == ObjectKind::Other) return r;
     applyDefaults(obj);

@@ -1,0 +1,47 @@
+// A ClusterReader in front of another that answers each key from its first read for as long as
+// it lives: one admission decision reads one picture of the cluster, and each object once (the
+// TrainJob webhook read the runtime twice, for the reference check and for the Info, each a
+// store transaction and a JSON parse: issue 14 P5). A failed read is not remembered (the next
+// asks again); lists are not remembered. Safe to share between threads.
+#pragma once
+
+#include "core/api/object_set.hpp"
+
+#include <map>
+#include <mutex>
+
+namespace trainer::core {
+
+class ReadMemo : public ClusterReader {
+public:
+    explicit ReadMemo(const ClusterReader& inner) : inner_(inner) {}
+
+    ReadResult get(const ObjectKey& key) const override {
+        {
+            std::lock_guard lock(mu_);
+            if (auto it = answers_.find(key); it != answers_.end()) return it->second;
+        }
+        auto r = inner_.get(key);
+        if (!r.failed()) {
+            std::lock_guard lock(mu_);
+            answers_.emplace(key, r);
+        }
+        return r;
+    }
+    ListResult list(const std::string& apiVersion, const std::string& kind,
+                    const std::optional<std::string>& ns = std::nullopt) const override {
+        return inner_.list(apiVersion, kind, ns);
+    }
+    // Keys answered so far (for tests).
+    std::size_t remembered() const {
+        std::lock_guard lock(mu_);
+        return answers_.size();
+    }
+
+private:
+    const ClusterReader& inner_;
+    mutable std::mutex mu_;
+    mutable std::map<ObjectKey, ReadResult> answers_;
+};
+
+}  // namespace trainer::core
