@@ -3,15 +3,15 @@
 // learns afterwards that some answer was "could not read" and discards what was built on it.
 #pragma once
 
-#include "core/api/object_set.hpp"
+#include "core/api/forwarding_reader.hpp"
 
 #include <mutex>
 
 namespace trainer::core {
 
-class ReadErrorLatch : public ClusterReader {
+class ReadErrorLatch : public ForwardingReader {
 public:
-    explicit ReadErrorLatch(const ClusterReader& inner) : inner_(inner) {}
+    using ForwardingReader::ForwardingReader;
 
     ReadResult get(const ObjectKey& key) const override {
         auto r = inner_.get(key);
@@ -40,7 +40,6 @@ private:
         if (!first_) first_ = std::move(message);
     }
 
-    const ClusterReader& inner_;
     mutable std::mutex mu_;
     mutable std::optional<std::string> first_;
 };

@@ -5,16 +5,16 @@
 // asks again); lists are not remembered. Safe to share between threads.
 #pragma once
 
-#include "core/api/object_set.hpp"
+#include "core/api/forwarding_reader.hpp"
 
 #include <map>
 #include <mutex>
 
 namespace trainer::core {
 
-class ReadMemo : public ClusterReader {
+class ReadMemo : public ForwardingReader {
 public:
-    explicit ReadMemo(const ClusterReader& inner) : inner_(inner) {}
+    using ForwardingReader::ForwardingReader;
 
     ReadResult get(const ObjectKey& key) const override {
         {
@@ -28,10 +28,6 @@ public:
         }
         return r;
     }
-    ListResult list(const std::string& apiVersion, const std::string& kind,
-                    const std::optional<std::string>& ns = std::nullopt) const override {
-        return inner_.list(apiVersion, kind, ns);
-    }
     // Keys answered so far (for tests).
     std::size_t remembered() const {
         std::lock_guard lock(mu_);
@@ -39,7 +35,6 @@ public:
     }
 
 private:
-    const ClusterReader& inner_;
     mutable std::mutex mu_;
     mutable std::map<ObjectKey, ReadResult> answers_;
 };
