@@ -36,21 +36,21 @@ bool JsonListWriter::write(std::ostream& out, std::string& error) {
         return false;
     }
     out << "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": " << (items_.empty() ? "[]" : "[");
-    std::string text;
+    std::string readBack;  // a spilled text, one at a time
     for (std::size_t i = 0; i < items_.size(); ++i) {
         Item& item = items_[i];
+        const std::string* text = &item.text;
         if (item.offset >= 0) {
-            text.resize(item.size);
+            readBack.resize(item.size);
             if (std::fseek(file_.get(), item.offset, SEEK_SET) != 0 ||
-                std::fread(text.data(), 1, item.size, file_.get()) != item.size) {
+                std::fread(readBack.data(), 1, item.size, file_.get()) != item.size) {
                 error = "render: the temporary file of rendered objects cannot be read back";
                 return false;
             }
-        } else {
-            text.swap(item.text);
+            text = &readBack;
         }
-        out << (i == 0 ? "\n    " : ",\n    ") << text;
-        std::string().swap(item.text);
+        out << (i == 0 ? "\n    " : ",\n    ") << *text;
+        std::string().swap(item.text);  // printed: freed
     }
     out << (items_.empty() ? "\n}\n" : "\n  ]\n}\n");
     return true;

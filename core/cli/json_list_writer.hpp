@@ -20,7 +20,7 @@ public:
     // `memoryBudget`: bytes of text kept in memory before the rest is spilled.
     explicit JsonListWriter(std::size_t memoryBudget = kDefaultBudget);
     void add(const json::object& o);
-    // Writes the List; false (with `error` set) when a spilled text cannot be read back.
+    // Writes the List; false (with `error` set) when the spilled texts cannot be written or read back.
     bool write(std::ostream& out, std::string& error);
     // Texts written to the temporary file so far (for tests).
     std::size_t spilled() const { return spilled_; }

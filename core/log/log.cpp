@@ -116,17 +116,15 @@ std::string fieldPairs(const json::object& fields) {
 std::string formatLine(int level, double ts, const std::string& logger, const std::string& caller,
                        const json::object& fields, std::string_view msg) {
     const auto& name = nameOf(level);
-    std::string line;
-    line.reserve(160 + msg.size());
     if (state().encoder.load() == static_cast<int>(Encoder::Console)) {
-        line = isoTime(ts) + "\t" + std::string(name.upper);
+        std::string line = isoTime(ts) + "\t" + std::string(name.upper);
         if (!logger.empty()) line += "\t" + logger;
         if (!caller.empty()) line += "\t" + caller;
         (line += "\t") += msg;
         if (!fields.empty()) line += "\t{" + fieldPairs(fields) + "}";
         return line;
     }
-    line = "{\"level\":" + quoted(name.lower) + ",\"ts\":" + epochSeconds(ts);
+    std::string line = "{\"level\":" + quoted(name.lower) + ",\"ts\":" + epochSeconds(ts);
     if (!logger.empty()) line += ",\"logger\":" + quoted(logger);
     if (!caller.empty()) line += ",\"caller\":" + quoted(caller);
     line += ",\"msg\":" + quoted(msg);

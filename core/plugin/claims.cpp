@@ -59,7 +59,8 @@ bool claimsConflict(std::string_view a, std::string_view b) {
 
 // Name claims of one kind conflict when one is a pattern whose prefix starts the other's literal
 // part: held literals starting with a new pattern's prefix are a range of the sorted map, and held
-// patterns whose prefix starts the new literal part are among its (at most 253) prefixes.
+// patterns whose prefix starts the new literal part are among its prefixes of the lengths that
+// held patterns have (patternLengths).
 const ClaimIndex::Held* ClaimIndex::find(std::string_view claim) const {
     if (!isExclusiveClaim(claim)) return nullptr;
     if (auto it = exact_.find(claim); it != exact_.end()) return &it->second;
