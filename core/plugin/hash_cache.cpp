@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
@@ -24,7 +25,7 @@ namespace {
 
 constexpr std::string_view kHeader = "trainer-operator sha256-cache v1";
 constexpr size_t kMaxBytes = 4 << 20;     // a larger file is not ours: ignored
-constexpr size_t kMaxEntries = 4096;      // past this, only this start-up's files are kept
+constexpr size_t kMaxHashEntries = 4096;      // past this, only this start-up's files are kept
 
 template <class T>
 bool number(std::string_view text, T& out) {
@@ -32,44 +33,48 @@ bool number(std::string_view text, T& out) {
     return ec == std::errc() && end == text.data() + text.size();
 }
 
-std::vector<std::string_view> fields(std::string_view line) {
-    std::vector<std::string_view> out;
-    for (size_t at = 0; at <= line.size();) {
-        size_t end = line.find(' ', at);
-        if (end == std::string_view::npos) end = line.size();
-        out.push_back(line.substr(at, end - at));
-        at = end + 1;
-    }
-    return out;
+// The next space-separated field of `line` from `at` (moved past it and its space); "" past the end.
+std::string_view field(std::string_view line, size_t& at) {
+    if (at > line.size()) return {};
+    size_t end = std::min(line.find(' ', at), line.size());
+    std::string_view f = line.substr(at, end - at);
+    at = end + 1;
+    return f;
+}
+
+// One entry line: exactly eight fields.
+bool entry(std::string_view line, FileIdentity& id, std::string_view& hash) {
+    size_t at = 0;
+    bool ok = number(field(line, at), id.device) && number(field(line, at), id.inode) && number(field(line, at), id.size) &&
+              number(field(line, at), id.mtimeSec) && number(field(line, at), id.mtimeNsec) &&
+              number(field(line, at), id.ctimeSec) && number(field(line, at), id.ctimeNsec);
+    hash = field(line, at);
+    return ok && at == line.size() + 1 && isSha256Hex(hash);
 }
 
 // The entries of `text`; false when any line is malformed or the count line is missing.
-bool parse(std::string_view text, std::map<FileIdentity, std::string>& out) {
-    std::vector<std::string_view> lines;
-    for (size_t at = 0; at < text.size();) {
-        size_t end = text.find('\n', at);
-        if (end == std::string_view::npos) return false;  // every line ends with a newline
-        lines.push_back(text.substr(at, end - at));
+bool parse(std::string_view text, HashEntries& out) {
+    if (text.empty() || text.back() != '\n') return false;  // every line ends with a newline
+    const size_t header = text.find('\n');
+    const size_t last = text.rfind('\n', text.size() - 2);
+    if (text.substr(0, header) != kHeader || last == std::string_view::npos || last < header) return false;
+    std::string_view tail = text.substr(last + 1, text.size() - last - 2);
+    size_t count = 0;
+    if (!tail.starts_with("end ") || !number(tail.substr(4), count)) return false;
+    size_t lines = 0;
+    for (size_t at = header + 1; at < last + 1; ++lines) {
+        const size_t end = text.find('\n', at);
+        FileIdentity id;
+        std::string_view hash;
+        if (!entry(text.substr(at, end - at), id, hash)) return false;
+        out.insert_or_assign(id, CachedHash{std::string(hash), false});
         at = end + 1;
     }
-    if (lines.size() < 2 || lines.front() != kHeader) return false;
-    auto last = fields(lines.back());
-    size_t count = 0;
-    if (last.size() != 2 || last[0] != "end" || !number(last[1], count) || count != lines.size() - 2) return false;
-    for (size_t i = 1; i + 1 < lines.size(); ++i) {
-        auto f = fields(lines[i]);
-        FileIdentity id;
-        if (f.size() != 8 || !number(f[0], id.device) || !number(f[1], id.inode) || !number(f[2], id.size) ||
-            !number(f[3], id.mtimeSec) || !number(f[4], id.mtimeNsec) || !number(f[5], id.ctimeSec) ||
-            !number(f[6], id.ctimeNsec) || !isSha256Hex(f[7]))
-            return false;
-        out[id] = std::string(f[7]);
-    }
-    return true;
+    return lines == count;
 }
 
-std::map<FileIdentity, std::string> readCache(const std::string& dir) {
-    std::map<FileIdentity, std::string> entries;
+HashEntries readCache(const std::string& dir) {
+    HashEntries entries;
     const std::string path = (fs::path(dir) / std::string(kHashCacheFile)).string();
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) return entries;  // none yet
@@ -87,12 +92,17 @@ std::map<FileIdentity, std::string> readCache(const std::string& dir) {
     return entries;
 }
 
-std::string render(const std::map<FileIdentity, std::string>& entries) {
+// In identity order, so that the same entries always make the same file.
+std::string render(const HashEntries& entries) {
+    std::vector<std::pair<const FileIdentity*, const std::string*>> sorted;
+    sorted.reserve(entries.size());
+    for (auto const& [id, e] : entries) sorted.emplace_back(&id, &e.sha256);
+    std::sort(sorted.begin(), sorted.end(), [](auto const& a, auto const& b) { return *a.first < *b.first; });
     std::ostringstream out;
     out << kHeader << '\n';
-    for (auto const& [id, hash] : entries)
-        out << id.device << ' ' << id.inode << ' ' << id.size << ' ' << id.mtimeSec << ' ' << id.mtimeNsec << ' '
-            << id.ctimeSec << ' ' << id.ctimeNsec << ' ' << hash << '\n';
+    for (auto const& [at, hash] : sorted)
+        out << at->device << ' ' << at->inode << ' ' << at->size << ' ' << at->mtimeSec << ' ' << at->mtimeNsec << ' '
+            << at->ctimeSec << ' ' << at->ctimeNsec << ' ' << *hash << '\n';
     out << "end " << entries.size() << '\n';
     return out.str();
 }
@@ -134,10 +144,17 @@ FileIdentity FileIdentity::of(const struct stat& st) {
     return id;
 }
 
+size_t FileIdentity::Hash::operator()(const FileIdentity& id) const {
+    uint64_t h = id.inode * 0x9E3779B97F4A7C15ull;
+    for (uint64_t v : {id.device, id.size, static_cast<uint64_t>(id.mtimeNsec), static_cast<uint64_t>(id.ctimeNsec)})
+        h = (h ^ v) * 0x100000001B3ull;
+    return static_cast<size_t>(h ^ (h >> 32));
+}
+
 HashCache::Directory& HashCache::directory(const std::string& dir) {
     auto it = dirs_.find(dir);
-    if (it == dirs_.end()) it = dirs_.emplace(dir, Directory{readCache(dir), {}, false}).first;
-    return it->second;
+    if (it != dirs_.end()) return it->second;
+    return dirs_.emplace(dir, Directory{readCache(dir), false}).first->second;
 }
 
 std::string HashCache::sha256(const std::string& dir, int fd) {
@@ -149,8 +166,10 @@ std::string HashCache::sha256(const std::string& dir, int fd) {
 std::string HashCache::sha256(const std::string& dir, int fd, const struct stat& st) {
     const FileIdentity id = FileIdentity::of(st);
     Directory& d = directory(dir);
-    d.used.insert(id);
-    if (auto it = d.entries.find(id); it != d.entries.end()) return it->second;
+    if (auto it = d.entries.find(id); it != d.entries.end()) {
+        it->second.used = true;
+        return it->second.sha256;
+    }
     ++filesRead_;
     std::string hash = sha256Fd(fd);
     const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(now_().time_since_epoch()).count();
@@ -159,7 +178,7 @@ std::string HashCache::sha256(const std::string& dir, int fd, const struct stat&
     // An earlier version of the same file is stale from now on.
     for (auto e = d.entries.begin(); e != d.entries.end();)
         e = e->first.device == id.device && e->first.inode == id.inode ? d.entries.erase(e) : std::next(e);
-    d.entries[id] = hash;
+    d.entries[id] = CachedHash{hash, true};
     d.changed = true;
     return hash;
 }
@@ -168,8 +187,8 @@ int HashCache::save() {
     int written = 0;
     for (auto& [dir, d] : dirs_) {
         if (!d.changed) continue;
-        if (d.entries.size() > kMaxEntries)
-            for (auto e = d.entries.begin(); e != d.entries.end();) e = d.used.count(e->first) ? std::next(e) : d.entries.erase(e);
+        if (d.entries.size() > kMaxHashEntries)
+            for (auto e = d.entries.begin(); e != d.entries.end();) e = e->second.used ? std::next(e) : d.entries.erase(e);
         if (writeCache(dir, render(d.entries))) ++written;
         d.changed = false;
     }

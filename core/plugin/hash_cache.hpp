@@ -25,10 +25,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 namespace trainer::core::detail {
 
@@ -44,7 +44,17 @@ struct FileIdentity {
     auto tie() const { return std::tie(device, inode, size, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec); }
     bool operator<(const FileIdentity& o) const { return tie() < o.tie(); }
     bool operator==(const FileIdentity& o) const { return tie() == o.tie(); }
+    struct Hash {
+        size_t operator()(const FileIdentity& id) const;
+    };
 };
+
+// A remembered hash, and whether this start-up looked it up.
+struct CachedHash {
+    std::string sha256;
+    bool used = false;
+};
+using HashEntries = std::unordered_map<FileIdentity, CachedHash, FileIdentity::Hash>;
 
 class HashCache {
 public:
@@ -65,8 +75,7 @@ public:
 
 private:
     struct Directory {
-        std::map<FileIdentity, std::string> entries;
-        std::set<FileIdentity> used;  // looked up by this start-up
+        HashEntries entries;
         bool changed = false;
     };
     Directory& directory(const std::string& dir);

@@ -185,9 +185,11 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
     const std::string path = (fs::path(dir) / std::string(kShippedManifest)).string();
     std::error_code ec;
     if (!fs::exists(path, ec) || detail::TrustedFile::open(path, file)) return out;
-    std::string text(1 << 16, '\0');
+    constexpr off_t kMaxBytes = 1 << 16;  // a longer manifest is read up to here
+    std::string text(static_cast<size_t>(std::clamp<off_t>(file.status().st_size, 0, kMaxBytes)), '\0');
     ssize_t n = ::pread(file.fd(), text.data(), text.size(), 0);
     text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     for (size_t start = 0; start < text.size();) {
         size_t end = text.find('\n', start);
         if (end == std::string::npos) end = text.size();
@@ -204,7 +206,7 @@ void shippedFirst(const std::unordered_set<std::string>& shippedNames, std::vect
     std::vector<std::pair<bool, std::string>> keyed;  // (not shipped, path): shipped sort first
     keyed.reserve(files.size());
     for (auto& f : files) {
-        const std::string name = fs::path(f).filename().string();
+        const std::string name = f.substr(f.rfind('/') + 1);  // listDirectory's paths: dir + "/" + name
         const bool shipped = shippedNames.count(name) ||
                              (!options.shippedHashes.empty() && options.shippedHashes.count(detail::sha256Path(f)));
         keyed.emplace_back(!shipped, std::move(f));
@@ -217,7 +219,7 @@ void shippedFirst(const std::unordered_set<std::string>& shippedNames, std::vect
 
 std::unordered_set<std::string> readShippedManifest(const std::string& dir) {
     std::unordered_set<std::string> out;
-    for (auto const& [h, f] : shippedManifest(dir)) out.insert(h);
+    for (auto& [h, f] : shippedManifest(dir)) out.insert(std::move(h));
     return out;
 }
 
@@ -236,9 +238,12 @@ void PluginRegistry::loadDirectories(const std::vector<std::string>& dirs, const
         if (!seen.insert(ec ? dir : canonical.string()).second) continue;
         unique.push_back(dir);
         shippedNames.emplace_back();
-        for (auto const& [hash, file] : shippedManifest(dir)) {
-            options.shippedHashes.insert(hash);
-            shippedNames.back().insert(file);
+        auto manifest = shippedManifest(dir);
+        options.shippedHashes.reserve(options.shippedHashes.size() + manifest.size());
+        shippedNames.back().reserve(manifest.size());
+        for (auto& [hash, file] : manifest) {
+            options.shippedHashes.insert(std::move(hash));
+            shippedNames.back().insert(std::move(file));
         }
     }
     std::vector<std::string> all;
@@ -332,8 +337,12 @@ std::string PluginRegistry::shownPath(const std::string& path) {
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
     auto it = shownDirs_.find(dir);
-    if (it == shownDirs_.end()) it = shownDirs_.emplace(dir, fs::absolute(dir).lexically_normal()).first;
-    return (it->second / path.substr(slash + 1)).string();
+    if (it == shownDirs_.end()) {
+        std::string shown = fs::absolute(dir).lexically_normal().string();
+        if (shown.empty() || shown.back() != '/') shown += '/';
+        it = shownDirs_.emplace(dir, std::move(shown)).first;
+    }
+    return it->second + path.substr(slash + 1);
 }
 
 bool PluginRegistry::loadInProcess(const std::string& path, detail::TrustedFile& file, const std::string& sha256,

@@ -51,7 +51,10 @@ std::string sha256Fd(int fd) {
 }
 
 bool isSha256Hex(std::string_view s) {
-    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+    if (s.size() != 64) return false;
+    bool ok = true;  // no early exit: the loop stays branch-free (start-up checks hundreds of these)
+    for (char c : s) ok &= (c >= '0' && c <= '9') | (c >= 'a' && c <= 'f');
+    return ok;
 }
 
 std::string sha256Path(const std::string& path) {

@@ -60,6 +60,15 @@ void tamper(const std::string& path) {
     ::close(fd);
 }
 
+// Remembers f's hash in d's cache file (a settled file) and returns the file's text.
+std::string cacheOnce(const PluginDir& d, const File& f) {
+    HashCache cache(settled(f, std::chrono::seconds(10)));
+    cache.sha256(d.dir.string(), f.fd);
+    BOOST_REQUIRE(cache.save() == 1);
+    std::ifstream in(cachePath(d));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(an_unchanged_file_is_read_once_across_start_ups) {
@@ -121,11 +130,7 @@ BOOST_AUTO_TEST_CASE(an_untrusted_or_cut_short_cache_is_ignored) {
     const std::string dir = d.dir.string();
     File f(d.path("alpha"));
     const std::string truth = detail::sha256Fd(f.fd);
-    {
-        HashCache cache(settled(f, std::chrono::seconds(10)));
-        cache.sha256(dir, f.fd);
-        BOOST_REQUIRE(cache.save() == 1);
-    }
+    const std::string text = cacheOnce(d, f);
     // Writable by the group: not trusted, so not read.
     BOOST_REQUIRE(::chmod(cachePath(d).c_str(), 0660) == 0);
     {
@@ -135,16 +140,45 @@ BOOST_AUTO_TEST_CASE(an_untrusted_or_cut_short_cache_is_ignored) {
     }
     // Without its closing count line (a write cut short): ignored whole.
     BOOST_REQUIRE(::chmod(cachePath(d).c_str(), 0600) == 0);
-    std::string text;
-    {
-        std::ifstream in(cachePath(d));
-        text.assign(std::istreambuf_iterator<char>(in), {});
-    }
     BOOST_REQUIRE(text.find("\nend 1\n") != std::string::npos);
     d.writeText(std::string(detail::kHashCacheFile), text.substr(0, text.find("end 1\n")));
     HashCache cache(settled(f, std::chrono::seconds(10)));
     BOOST_TEST(cache.sha256(dir, f.fd) == truth);
     BOOST_TEST(cache.filesRead() == 1);
+}
+
+// Every malformed line spoils the whole file: a missing or extra field, a bad hash, a count that
+// does not match; the same file written correctly is used (the file is not read again).
+BOOST_AUTO_TEST_CASE(a_malformed_cache_line_spoils_the_whole_cache) {
+    PluginDir d({"alpha"});
+    const std::string dir = d.dir.string();
+    File f(d.path("alpha"));
+    const std::string truth = detail::sha256Fd(f.fd);
+    const std::string good = cacheOnce(d, f);
+    const size_t line = good.find('\n') + 1, hashAt = good.find(truth);
+    BOOST_REQUIRE(hashAt != std::string::npos);
+    const std::string head = good.substr(0, line), entry = good.substr(line, hashAt + 64 - line), tail = "\nend 1\n";
+    BOOST_REQUIRE_EQUAL(head + entry + tail, good);
+    const std::string fields7 = entry.substr(0, entry.rfind(' '));  // the hash dropped
+    const std::string bad[] = {
+        head + fields7 + tail,                                    // seven fields
+        head + entry + " 9" + tail,                               // nine fields
+        head + fields7 + " " + std::string(64, 'G') + tail,       // not a hash
+        head + entry + "\nend 2\n",                               // count off by one
+        head + entry + "\n" + entry + "\nend 1\n",                 // two lines counted as one
+        head + entry + tail.substr(0, tail.size() - 1),           // no final newline
+        head + "end 0",                                           // cut inside the count line
+    };
+    for (auto const& text : bad) {
+        d.writeText(std::string(detail::kHashCacheFile), text);
+        HashCache cache(settled(f, std::chrono::seconds(10)));
+        BOOST_TEST(cache.sha256(dir, f.fd) == truth);
+        BOOST_TEST(cache.filesRead() == 1, "a malformed cache was used: " << text);
+    }
+    d.writeText(std::string(detail::kHashCacheFile), good);
+    HashCache cache(settled(f, std::chrono::seconds(10)));
+    BOOST_TEST(cache.sha256(dir, f.fd) == truth);
+    BOOST_TEST(cache.filesRead() == 0);
 }
 
 // The registry's own use: a second start-up over the same settled files reads none of them and
