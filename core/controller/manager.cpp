@@ -116,7 +116,7 @@ ReadValue<std::vector<ObjectKey>> ChangeMapper::trainJobsFor(const Change& chang
 Manager::Manager(Store& store, const PluginRegistry& registry, const Framework& framework, const Clock& clock,
                  server::Registry* metrics, log::Logger logger, ManagerOptions options)
     : store_(store), clock_(clock), logger_(std::move(logger)), options_(options), mapper_(registry),
-      trainJobReconciler_(store, registry, framework, clock), runtimeReconciler_(store) {
+      trainJobReconciler_(store, registry, framework, clock), runtimeReconciler_(store), waiter_(store) {
     trainJobReconciler_.useOwnWrites(&ownWrites_);
     trainJobs_ = std::make_unique<Controller>(
         "trainjob", std::string(kTrainJob),
@@ -231,9 +231,7 @@ void Manager::start() {
 }
 
 void Manager::watchLoop() {
-    std::unique_lock lk(stopMu_);
-    while (!stopping_) {
-        lk.unlock();
+    while (!waiter_.stopped()) {
         try {
             // Drain a backlog quickly; otherwise wait one interval.
             while (pollOnce() == options_.batch) {
@@ -241,17 +239,13 @@ void Manager::watchLoop() {
         } catch (const std::exception& e) {
             logger_.error("Watch poll failed", {{"error", e.what()}});
         }
-        lk.lock();
-        stopCv_.wait_for(lk, options_.pollInterval, [this] { return stopping_; });
+        // Until the next interval, or sooner when this process writes to the store.
+        if (!waiter_.wait(options_.pollInterval)) break;
     }
 }
 
 void Manager::stop() {
-    {
-        std::lock_guard lk(stopMu_);
-        stopping_ = true;
-    }
-    stopCv_.notify_all();
+    waiter_.stop();
     if (watcher_.joinable()) watcher_.join();
     trainJobs_->stop();
     trainingRuntimes_->stop();

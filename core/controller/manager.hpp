@@ -12,6 +12,7 @@
 #include "core/log/log.hpp"
 #include "core/plugin/framework.hpp"
 #include "core/plugin/registry.hpp"
+#include "core/store/poll_waiter.hpp"
 #include "core/store/store.hpp"
 
 #include <atomic>
@@ -96,9 +97,7 @@ private:
     bool resync_ = false;  // a re-list is owed (start-up or compaction) and has not succeeded yet
     std::mutex pollMu_;
     std::atomic<bool> running_{false};
-    std::mutex stopMu_;
-    std::condition_variable stopCv_;
-    bool stopping_ = false;
+    PollWaiter waiter_;  // between the watcher's polls
     std::thread watcher_;
 };
 

@@ -50,7 +50,7 @@ std::chrono::milliseconds gracePeriodOf(const json::object& pod) {
 }
 
 Kubelet::Kubelet(Store& store, const controller::Clock& clock, log::Logger logger, KubeletOptions options)
-    : store_(store), clock_(clock), logger_(std::move(logger)), options_(std::move(options)) {
+    : store_(store), clock_(clock), logger_(std::move(logger)), options_(std::move(options)), waiter_(store) {
     if (options_.executable.empty()) options_.executable = selfExecutable();
 }
 
@@ -77,6 +77,7 @@ std::string Kubelet::start() {
     resync_ = true;
     if (!recoverPending_) resync();
     running_ = true;
+    waiter_.restart();
     watcher_ = std::thread([this] { watchLoop(); });
     logger_.info("Started the local executor", {{"node", options_.nodeName}, {"podNetwork", network_->hostIp() + "/16"},
                                                   {"stateDir", options_.stateDir.string()}});
@@ -87,7 +88,7 @@ std::string Kubelet::start() {
 
 void Kubelet::stop() {
     if (running_.exchange(false)) {
-        waitCv_.notify_all();
+        waiter_.stop();
         watcher_.join();
     }
     std::map<std::string, std::unique_ptr<PodWorker>> workers;
@@ -108,12 +109,11 @@ size_t Kubelet::activePods() const {
 }
 
 void Kubelet::watchLoop() {
-    while (running_) {
+    // Between polls: the interval, or less when this process writes to the store (a pod created).
+    do {
         pollOnce();
         reap();
-        std::unique_lock lock(waitMu_);
-        waitCv_.wait_for(lock, options_.pollInterval, [this] { return !running_.load(); });
-    }
+    } while (waiter_.wait(options_.pollInterval));
 }
 
 void Kubelet::pollOnce() {

@@ -12,6 +12,7 @@
 #include "core/executor/kubelet_context.hpp"
 #include "core/executor/pod_worker.hpp"
 #include "core/executor/token_manager.hpp"
+#include "core/store/poll_waiter.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -84,8 +85,7 @@ private:
     bool recoverPending_ = false;  // the previous run's Pods are not marked yet (a failed read)
     bool resync_ = false;          // a re-list is owed and has not succeeded yet
     std::atomic<bool> running_{false};
-    std::mutex waitMu_;
-    std::condition_variable waitCv_;
+    PollWaiter waiter_;  // between the watcher's polls
     std::thread watcher_;
 };
 

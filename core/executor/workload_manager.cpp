@@ -21,7 +21,7 @@ bool isPod(const ObjectKey& k) { return k.kind == kPodKind && k.apiVersion == kP
 
 WorkloadManager::WorkloadManager(Store& store, const controller::Clock& clock, server::Registry* metrics,
                                  log::Logger logger, WorkloadManagerOptions options)
-    : store_(store), logger_(std::move(logger)), options_(options) {
+    : store_(store), logger_(std::move(logger)), options_(options), waiter_(store) {
     jobSets_ = std::make_unique<controller::Controller>(
         lowerJobSetKind(), std::string(kJobSetKind),
         [&store, &clock](const ObjectKey& key, const log::Logger& log) { return reconcileJobSet(store, key, clock, log); },
@@ -114,10 +114,7 @@ void WorkloadManager::settle(int rounds) {
 
 void WorkloadManager::start() {
     if (running_.exchange(true)) return;
-    {
-        std::lock_guard lk(stopMu_);
-        stopping_ = false;
-    }
+    waiter_.restart();
     {
         std::lock_guard lk(pollMu_);
         resync();  // on a failed read, the watcher's first poll tries again
@@ -128,26 +125,20 @@ void WorkloadManager::start() {
 }
 
 void WorkloadManager::watchLoop() {
-    std::unique_lock lk(stopMu_);
-    while (!stopping_) {
-        lk.unlock();
+    while (!waiter_.stopped()) {
         try {
             while (pollOnce() == options_.batch) {
             }
         } catch (const std::exception& e) {
             logger_.error("Watch poll failed", {{"error", e.what()}});
         }
-        lk.lock();
-        stopCv_.wait_for(lk, options_.pollInterval, [this] { return stopping_; });
+        // Until the next interval, or sooner when this process writes to the store.
+        if (!waiter_.wait(options_.pollInterval)) break;
     }
 }
 
 void WorkloadManager::stop() {
-    {
-        std::lock_guard lk(stopMu_);
-        stopping_ = true;
-    }
-    stopCv_.notify_all();
+    waiter_.stop();
     if (watcher_.joinable()) watcher_.join();
     jobSets_->stop();
     jobs_->stop();

@@ -7,6 +7,7 @@
 #include "core/controller/clock.hpp"
 #include "core/controller/controller.hpp"
 #include "core/log/log.hpp"
+#include "core/store/poll_waiter.hpp"
 #include "core/store/store.hpp"
 
 #include <atomic>
@@ -63,9 +64,7 @@ private:
     bool resync_ = false;
     std::mutex pollMu_;
     std::atomic<bool> running_{false};
-    std::mutex stopMu_;
-    std::condition_variable stopCv_;
-    bool stopping_ = false;
+    PollWaiter waiter_;  // between the watcher's polls
     std::thread watcher_;
 };
 

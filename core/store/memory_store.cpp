@@ -86,9 +86,13 @@ private:
 MemoryStore::MemoryStore(StoreOptions options) : TxnStore(std::move(options)) {}
 
 void MemoryStore::runWrite(const std::function<bool(StoreTxn&)>& body) {
-    std::lock_guard lock(mutex_);
-    MemoryTxn txn(*this);
-    if (body(txn)) txn.commit();
+    {
+        std::lock_guard lock(mutex_);
+        MemoryTxn txn(*this);
+        if (!body(txn)) return;
+        txn.commit();
+    }
+    committed_.notify();
 }
 
 ReadResult MemoryStore::get(const ObjectKey& key) const {

@@ -19,6 +19,7 @@ public:
     ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override;
     ReadValue<int64_t> revision() const override;
     ReadValue<int64_t> compactedRevision() const override { return ReadValue<int64_t>::of(0); }
+    ChangeSubscription onCommit(std::function<void()> fn) const override { return committed_.subscribe(std::move(fn)); }
 
 protected:
     void runWrite(const std::function<bool(StoreTxn&)>& body) override;
@@ -26,6 +27,7 @@ protected:
 private:
     friend class MemoryTxn;
     mutable std::mutex mutex_;
+    mutable ChangeSignal committed_;  // notified after each commit, mutex_ released
     std::map<ObjectKey, json::object> objects_;
     std::vector<Change> changes_;
     int64_t revision_ = 0;

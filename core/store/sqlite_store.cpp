@@ -353,6 +353,7 @@ public:
 
 protected:
     void runWrite(const std::function<bool(StoreTxn&)>& body) override { store_.runWriteAs(body, /*durable=*/false); }
+    ChangeSubscription onCommit(std::function<void()> fn) const override { return store_.onCommit(std::move(fn)); }
 
 private:
     SqliteStore& store_;
@@ -363,6 +364,10 @@ std::unique_ptr<Store> SqliteStore::rederivableWriter() { return std::make_uniqu
 void SqliteStore::runWrite(const std::function<bool(StoreTxn&)>& body) { runWriteAs(body, options_.durable); }
 
 void SqliteStore::runWriteAs(const std::function<bool(StoreTxn&)>& body, bool durable) {
+    if (commitWrite(body, durable)) committed_.notify();
+}
+
+bool SqliteStore::commitWrite(const std::function<bool(StoreTxn&)>& body, bool durable) {
     std::lock_guard lock(mutex_);
     // synchronous applies to the commits that follow: switched only when this write wants the
     // other level (a run of the controller's writes costs no PRAGMA each).
@@ -379,12 +384,13 @@ void SqliteStore::runWriteAs(const std::function<bool(StoreTxn&)>& body, bool du
     }
     try {
         SqliteTxn txn(*this);
-        if (body(txn)) {
-            txn.compact(options_.keepChanges);
-            exec("COMMIT");
-        } else {
+        if (!body(txn)) {
             exec("ROLLBACK");
+            return false;
         }
+        txn.compact(options_.keepChanges);
+        exec("COMMIT");
+        return true;
     } catch (...) {
         if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
         throw;

@@ -60,6 +60,7 @@ public:
     ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override;
     ReadValue<int64_t> revision() const override;
     ReadValue<int64_t> compactedRevision() const override;
+    ChangeSubscription onCommit(std::function<void()> fn) const override { return committed_.subscribe(std::move(fn)); }
 
     // The result of PRAGMA integrity_check ("ok" when healthy, "integrity check failed: <why>"
     // when it could not run).
@@ -86,8 +87,11 @@ protected:
 private:
     friend class SqliteTxn;
     friend class SqliteRederivableWriter;
-    // One write transaction; `durable` false commits it with synchronous=NORMAL.
+    // One write transaction; `durable` false commits it with synchronous=NORMAL. Subscribers
+    // (onCommit) are told after a commit, outside mutex_.
     void runWriteAs(const std::function<bool(StoreTxn&)>& body, bool durable);
+    // The transaction itself, under mutex_: true when it committed.
+    bool commitWrite(const std::function<bool(StoreTxn&)>& body, bool durable);
     SqliteStore(std::string path, SqliteStoreOptions options);
     void initialize();
     // Where checkpoints run: a background thread when it can be started, else inline at the
@@ -109,6 +113,7 @@ private:
     bool synchronousFull_ = false;  // the connection's synchronous level now (FULL or NORMAL); under mutex_
     std::unique_ptr<SqliteCheckpointer> checkpointer_;  // closed before db_
     int walPages_ = 0, nextCheckpointAt_ = 0;           // walHook's; under mutex_
+    mutable ChangeSignal committed_;                     // notified after each commit, mutex_ released
 };
 
 }  // namespace trainer::core

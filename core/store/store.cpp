@@ -40,6 +40,8 @@ ApplyAllResult Store::applyAll(const std::vector<json::object>& objs, std::strin
     return all;
 }
 
+ChangeSubscription Store::onCommit(std::function<void()>) const { return {}; }
+
 ReadValue<std::vector<ObjectKey>> Store::listKeys(const std::string& apiVersion, const std::string& kind,
                                                   const std::optional<std::string>& ns) const {
     auto listed = list(apiVersion, kind, ns);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/api/object_set.hpp"
+#include "core/store/change_signal.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -150,6 +151,10 @@ public:
     // re-list of 100,000 TrainJobs does not parse (and hold) every one of them.
     virtual ReadValue<std::vector<ObjectKey>> listKeys(const std::string& apiVersion, const std::string& kind,
                                                        const std::optional<std::string>& ns = std::nullopt) const;
+    // Calls `fn` after each write this process commits to the store (change_signal.hpp says what
+    // it may do), so a loop polling changesSince polls at once. This default subscribes nothing
+    // (an empty subscription): a store whose writers it cannot see (RemoteStore) is polled.
+    virtual ChangeSubscription onCommit(std::function<void()> fn) const;
 };
 
 }  // namespace trainer::core

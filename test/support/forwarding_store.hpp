@@ -32,6 +32,7 @@ public:
     core::ReadValue<int64_t> revision() const override { return inner_.revision(); }
     core::ReadValue<int64_t> compactedRevision() const override { return inner_.compactedRevision(); }
     core::ListResult listAll() const override { return inner_.listAll(); }
+    core::ChangeSubscription onCommit(std::function<void()> fn) const override { return inner_.onCommit(std::move(fn)); }
 
 private:
     core::Store& inner_;

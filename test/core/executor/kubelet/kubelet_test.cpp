@@ -371,4 +371,19 @@ BOOST_AUTO_TEST_CASE(restart_marks_pods_of_the_previous_run_failed) {
     BOOST_TEST(phase(pod("orphan")) == "Failed");
 }
 
+// A pod created in this process starts at once, not at the kubelet's next poll: the store's
+// commit notification (core/store/poll_waiter.hpp) wakes it. The poll interval is an hour, so
+// only the notification can start "second": "first" may be seen by the watcher's first poll,
+// "second" is created after "first" has run, when that poll is long over.
+BOOST_AUTO_TEST_CASE(a_created_pod_starts_without_waiting_for_the_poll_interval) {
+    start(std::chrono::hours(1));
+    createPod("first", R"({"restartPolicy":"Never","containers":[{"name":"c","image":"busybox",
+        "command":["sh","-c","echo one"]}]})");
+    waitPhase("first", "Succeeded");
+    createPod("second", R"({"restartPolicy":"Never","containers":[{"name":"c","image":"busybox",
+        "command":["sh","-c","echo two"]}]})");
+    auto p = waitPhase("second", "Succeeded");
+    BOOST_TEST(log(p) == "two\n");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
