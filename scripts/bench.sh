@@ -2,8 +2,10 @@
 # The performance suite of issue 14 (test/bench/README.md): builds what it needs, installs nginx
 # (P5's reference) with apt-get when it is missing, runs P1-P5 and prints one table: benchmark,
 # measured value, the reference measured side by side in the same run, their ratio, the target,
-# and whether it is met. Every figure is a median of --runs runs (default 5).
-#   scripts/bench.sh [--full] [--runs N] [--only P1,P3,...]
+# and whether it is met. Every figure is a median of --runs runs (default 5). API and EXEC are the
+# issue's figures without a target: the embedded API against the store directly (api_bench), the
+# local executor's cost per pod (executor_bench; needs root, as the executor does).
+#   scripts/bench.sh [--full] [--runs N] [--only P1,P3,...,API,EXEC]
 # --full: P4 adds 100,000 stored TrainJobs (the issue's size; several more minutes). Without it
 # P4 stops at 10,000 and the whole suite takes 2.5-10 minutes on 2 cores (the machine decides).
 # BUILD_DIR (default build) is configured RelWithDebInfo when it does not exist yet.
@@ -12,14 +14,14 @@ cd "$(dirname "$0")/.."
 
 FULL=""
 RUNS=5
-ONLY="P1,P2,P3,P4,P5"
+ONLY="P1,P2,P3,P4,P5,API,EXEC"
 while [ $# -gt 0 ]; do
   case "$1" in
     --full) FULL="--full" ;;
     --runs) RUNS="$2"; shift ;;
     --only) ONLY="$2"; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-    *) echo "bench.sh: unknown argument $1 (--full, --runs N, --only P1,P3)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument $1 (--full, --runs N, --only P1,P3,API,EXEC)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -55,6 +57,8 @@ wants P2 && targets+=(plugin_link_bench)
 wants P3 && targets+=(startup_bench)
 wants P4 && targets+=(controller_bench)
 wants P5 && targets+=(webhook_bench)
+wants API && targets+=(api_bench)
+wants EXEC && targets+=(executor_bench)
 args=()
 for t in "${targets[@]}"; do args+=(--target "$t"); done
 echo "bench.sh: building ${targets[*]}" >&2
@@ -77,6 +81,14 @@ wants P2 && run plugin_link_bench --runs "$RUNS"
 wants P3 && run startup_bench --runs "$RUNS"
 wants P4 && run controller_bench --runs "$RUNS" $FULL
 wants P5 && run webhook_bench --runs "$RUNS"
+wants API && run api_bench 2000 2000 "$RUNS"
+if wants EXEC; then
+  if [ "$(id -u)" -eq 0 ]; then
+    run executor_bench 50 "$RUNS" 10
+  else
+    printf 'ROW\texecutor_bench\tnot run: needs root (pod network namespaces)\t-\t-\t-\t-\n' >>"$results"
+  fi
+fi
 
 echo
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - start )) s; medians of $RUNS runs"
