@@ -12,7 +12,9 @@ struct CommandResult {
     bool ok() const { return exitCode == 0; }
 };
 
-// posix_spawnp of argv (safe from a threaded process); waits for it.
+// posix_spawnp of argv (safe from a threaded process); waits for it. Its stdin is /dev/null, or
+// `input` when given (at most 64 KiB, a pipe's capacity: longer input fails the call, unstarted).
 CommandResult runCommand(const std::vector<std::string>& argv);
+CommandResult runCommand(const std::vector<std::string>& argv, const std::string& input);
 
 }  // namespace trainer::core::executor

@@ -29,6 +29,27 @@ std::string ipStep(const std::vector<std::string>& argv, std::string& error) {
     return error;
 }
 
+// One `ip -batch -` process for several steps (in namespace `ns` when given), where a process
+// each took ~1 ms apiece: iproute2 stops at the first failing line and names it.
+std::string ipBatch(const std::vector<std::vector<std::string>>& steps, const std::string& ns, std::string& error) {
+    std::vector<std::string> argv{"ip"};
+    if (!ns.empty()) argv.insert(argv.end(), {"-n", ns});
+    argv.insert(argv.end(), {"-batch", "-"});
+    std::string input, shown;
+    for (auto const& step : steps) {
+        std::string line;
+        for (auto const& a : step) line += (line.empty() ? "" : " ") + a;
+        input += line + "\n";
+        shown += (shown.empty() ? "" : "; ") + line;
+    }
+    auto r = runCommand(argv, input);
+    if (r.ok()) return "";
+    std::string cmd;
+    for (auto const& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+    error = cmd + " (" + shown + "): " + (r.output.empty() ? "exit " + std::to_string(r.exitCode) : r.output);
+    return error;
+}
+
 }  // namespace
 
 std::unique_ptr<PodNetwork> PodNetwork::open(std::string& error) {
@@ -104,22 +125,24 @@ std::optional<PodEndpoint> PodNetwork::attach(std::string& error) {
     }
     const std::string ns = bridge() + "-" + std::to_string(index), veth = bridge() + "v" + std::to_string(index);
     std::string err;
-    const std::vector<std::vector<std::string>> steps = {
+    // Two processes: the host's side (the namespace, the veth pair, the bridge port), then the
+    // pod's side inside its namespace (batch mode returns to the host's namespace after netns add).
+    const std::vector<std::vector<std::string>> host = {
         {"netns", "add", ns},
         {"link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns},
         {"link", "set", veth, "master", bridge(), "up"},
-        {"-n", ns, "addr", "add", addressOf(index) + "/16", "dev", "eth0"},
-        {"-n", ns, "link", "set", "eth0", "up"},
-        {"-n", ns, "link", "set", "lo", "up"},
-        {"-n", ns, "route", "add", "default", "via", hostIp()},
     };
-    for (auto const& s : steps) {
-        if (ipStep(s, err).empty()) continue;
-        error = "set up the pod's network: " + err;
-        detach({"/run/netns/" + ns, addressOf(index), index});
-        return std::nullopt;
-    }
-    return PodEndpoint{"/run/netns/" + ns, addressOf(index), index};
+    const std::vector<std::vector<std::string>> pod = {
+        {"addr", "add", addressOf(index) + "/16", "dev", "eth0"},
+        {"link", "set", "eth0", "up"},
+        {"link", "set", "lo", "up"},
+        {"route", "add", "default", "via", hostIp()},
+    };
+    if (ipBatch(host, "", err).empty() && ipBatch(pod, ns, err).empty())
+        return PodEndpoint{"/run/netns/" + ns, addressOf(index), index};
+    error = "set up the pod's network: " + err;
+    detach({"/run/netns/" + ns, addressOf(index), index});
+    return std::nullopt;
 }
 
 void PodNetwork::detach(const PodEndpoint& endpoint) {
