@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 namespace trainer::core {
 
@@ -104,6 +105,12 @@ std::optional<Refusal> createInstance(LoadedPlugin& p, const PluginOptions& opti
 }
 
 bool isHidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0; }
+
+// The directory of a file's path (no trailing slash: listDirectory's and loadFile's paths).
+std::string directoryOf(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
 
 // The operator itself (`plugin-host` is one of its commands) unless the options name another.
 std::string hostExecutable(const PluginOptions& options) {
@@ -202,13 +209,15 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
 // Sorts `files` by name, shipped files first, so a claim conflict refuses the other file and
 // never a shipped plugin: those the directory's manifest names, and copies of shipped files (by
 // hash) in a directory without one. Only the order is decided here; loadFile checks and hashes.
-void shippedFirst(const std::unordered_set<std::string>& shippedNames, std::vector<std::string>& files, const PluginOptions& options) {
+// `hashOf` is the registry's (the hash cache's): a file hashed here is not read again to load it.
+void shippedFirst(const std::unordered_set<std::string>& shippedNames, std::vector<std::string>& files, const PluginOptions& options,
+                  const std::function<std::string(const std::string&)>& hashOf) {
     std::vector<std::pair<bool, std::string>> keyed;  // (not shipped, path): shipped sort first
     keyed.reserve(files.size());
     for (auto& f : files) {
         const std::string name = f.substr(f.rfind('/') + 1);  // listDirectory's paths: dir + "/" + name
         const bool shipped = shippedNames.count(name) ||
-                             (!options.shippedHashes.empty() && options.shippedHashes.count(detail::sha256Path(f)));
+                             (!options.shippedHashes.empty() && options.shippedHashes.count(hashOf(f)));
         keyed.emplace_back(!shipped, std::move(f));
     }
     std::sort(keyed.begin(), keyed.end());
@@ -278,7 +287,10 @@ bool PluginRegistry::listDirectory(const std::string& dir, const std::unordered_
         reject(dir, "plugin directory " + dir + " cannot be read: " + ec.message(), "no_directory");
         return false;
     }
-    shippedFirst(shippedNames, files, options);
+    shippedFirst(shippedNames, files, options, [this](const std::string& path) {
+        detail::TrustedFile file;  // unreadable or untrusted: not shipped (loading it says why)
+        return detail::TrustedFile::open(path, file) ? std::string() : hashes_->sha256(directoryOf(path), file.fd(), file.status());
+    });
     return true;
 }
 
@@ -315,9 +327,7 @@ bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& optio
     };
     detail::TrustedFile file;
     if (auto r = detail::TrustedFile::open(path, file)) return refuse(*r);
-    const size_t slash = path.rfind('/');  // a file's path: no trailing slash (listDirectory, loadFile)
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    const std::string sha256 = hashes_->sha256(dir, file.fd(), file.status());
+    const std::string sha256 = hashes_->sha256(directoryOf(path), file.fd(), file.status());
     if (sha256.empty()) return refuse({"it cannot be read", "read_failed"});
     const bool shipped = options.shippedHashes.count(sha256) > 0;
     // A shipped file's bytes are the build's (its hash is in the manifest): its header was
@@ -325,7 +335,7 @@ bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& optio
     if (!shipped)
         if (auto problem = detail::elfProblem(file.fd()); !problem.empty()) return refuse({problem, "not_elf"});
     if (!options.sha256.empty())
-        if (auto r = detail::pinMismatch(options.sha256, path.substr(slash + 1), sha256)) return refuse(*r);
+        if (auto r = detail::pinMismatch(options.sha256, path.substr(path.rfind('/') + 1), sha256)) return refuse(*r);
     // A file not shipped with the operator runs its code in a child first: a constructor or
     // create() that crashes costs the file, never the operator.
     if (!shipped || options.isolation.processPossibleForShipped())
