@@ -50,8 +50,10 @@ public:
     // Why the stream could not start (a store read failed), or nullopt.
     const std::optional<std::string>& startError() const { return startError_; }
 
-    // The change feed is polled: 20 ms between empty polls bounds an event's latency.
+    // The change feed is polled: 20 ms between empty polls bounds the latency of an event written
+    // by another process; this process's commits wake the stream at once (Store::onCommit).
     std::chrono::milliseconds idle() const override { return std::chrono::milliseconds(20); }
+    void setWaker(std::function<void()> wake) override { commits_ = store_.onCommit(std::move(wake)); }
 
     server::StreamChunk poll() override {
         server::StreamChunk out;
@@ -129,6 +131,7 @@ private:
     }
 
     const Store& store_;
+    ChangeSubscription commits_;  // wakes the server's idle wait (setWaker)
     ApiResource resource_;
     WatchOptions options_;
     std::deque<json::object> initial_;

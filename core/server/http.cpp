@@ -7,6 +7,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -236,6 +237,24 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         auto [hec, hn] = co_await http::async_write_header(s, sr, kTuple);
         if (hec) co_return hec;
         asio::steady_timer timer(c.stream.get_executor());
+        // The stream's waker: sets `woken` and cancels the idle wait on the connection's strand;
+        // `timer` is cleared (on the strand) before it goes, so a late wake touches nothing.
+        struct Wake {
+            std::atomic<bool> woken{false};
+            asio::steady_timer* timer = nullptr;
+        };
+        auto wake = std::make_shared<Wake>();
+        wake->timer = &timer;
+        r.stream->setWaker([wake, ex = c.stream.get_executor()] {
+            wake->woken = true;
+            asio::post(ex, [wake] {
+                if (wake->timer) wake->timer->cancel();
+            });
+        });
+        struct Forget {
+            Wake& w;
+            ~Forget() { w.timer = nullptr; }
+        } forget{*wake};
         while (!stopped) {
             StreamChunk chunk = r.stream->poll();
             if (!chunk.data.empty()) {
@@ -244,9 +263,10 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 if (wec) co_return wec;
             }
             if (chunk.done) break;
-            if (chunk.data.empty()) {
+            if (chunk.data.empty() && !wake->woken.exchange(false)) {
                 timer.expires_after(r.stream->idle());
                 co_await timer.async_wait(kTuple);
+                wake->woken = false;  // the poll that follows sees what woke it
             }
         }
         c.stream.expires_after(opts.bodyTimeout);

@@ -42,6 +42,11 @@ public:
     virtual ~ResponseStream() = default;
     virtual StreamChunk poll() = 0;
     virtual std::chrono::milliseconds idle() const { return std::chrono::milliseconds(50); }
+    // Called once before the first poll with `wake`, which any thread may call when the stream
+    // may have data: an idle wait in progress ends at once, and the next one is skipped (a watch
+    // calls it on the store's commits, so an event does not wait out `idle`). The default ignores
+    // it: the stream is polled every `idle`.
+    virtual void setWaker(std::function<void()> wake) { (void)wake; }
 };
 
 // What a handler answers.

@@ -4,6 +4,7 @@
 #include "test_util.hpp"
 #include "../../support/wait.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <future>
 
@@ -132,6 +133,47 @@ BOOST_AUTO_TEST_CASE(streamed_responses_prefix_routes_and_error_responder) {
     auto missing = curl(url(server, "/other"));
     BOOST_TEST(missing.status == 404);
     BOOST_TEST(missing.body == "{\"message\":\"404 page not found\"}");
+    server.stop();
+}
+
+// A stream that answers "first", then nothing until it is woken, then "second" and ends. Its idle
+// wait is an hour: only the waker can end it within the test's bounds.
+class WakeableStream : public ResponseStream {
+public:
+    StreamChunk poll() override {
+        ++polls;
+        if (polls == 1) return {"first\n", false};
+        if (!woken) {
+            if (polls == 2) idleReached.set_value();
+            return {};
+        }
+        return {"second\n", true};
+    }
+    std::chrono::milliseconds idle() const override { return std::chrono::hours(1); }
+    void setWaker(std::function<void()> w) override { waker.set_value(std::move(w)); }
+    int polls = 0;
+    std::atomic<bool> woken{false};
+    std::promise<void> idleReached;
+    std::promise<std::function<void()>> waker;
+};
+
+BOOST_AUTO_TEST_CASE(a_woken_stream_is_polled_without_waiting_out_its_idle_time) {
+    trainer::test::IoRunner runner;
+    auto stream = std::make_shared<WakeableStream>();
+    auto idle = stream->idleReached.get_future();
+    auto waker = stream->waker.get_future();
+    std::vector<Route> routes{Route{"GET", "/watch", [stream](const Request&) {
+                                        return Response{200, "text/plain", "", {}, stream};
+                                    }}};
+    HttpServer server(runner.io, localOptions(), routes);
+    BOOST_TEST_REQUIRE(server.start() == "");
+    auto answer = std::async(std::launch::async, [&] { return trainer::test::run("curl -s --max-time 120 " + url(server, "/watch")); });
+    BOOST_REQUIRE(waker.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+    BOOST_REQUIRE(idle.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+    stream->woken = true;
+    waker.get()();  // from this thread, as a store commit would
+    BOOST_REQUIRE(answer.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+    BOOST_TEST(answer.get().output == "first\nsecond\n");
     server.stop();
 }
 
