@@ -6,13 +6,11 @@
 
 namespace trainer::core {
 
-ChangeSubscription::ChangeSubscription(ChangeSubscription&& o) noexcept
-    : signal_(std::exchange(o.signal_, nullptr)), entry_(o.entry_) {}
-
 ChangeSubscription& ChangeSubscription::operator=(ChangeSubscription&& o) noexcept {
     if (this != &o) {
         reset();
-        signal_ = std::exchange(o.signal_, nullptr);
+        subscribers_ = std::move(o.subscribers_);
+        o.subscribers_.reset();
         entry_ = o.entry_;
     }
     return *this;
@@ -21,23 +19,22 @@ ChangeSubscription& ChangeSubscription::operator=(ChangeSubscription&& o) noexce
 ChangeSubscription::~ChangeSubscription() { reset(); }
 
 void ChangeSubscription::reset() {
-    if (auto* s = std::exchange(signal_, nullptr)) s->unsubscribe(entry_);
+    auto s = subscribers_.lock();  // null when the signal has gone
+    subscribers_.reset();
+    if (!s) return;
+    std::unique_lock lock(s->mu);  // waits for a notify() in flight, which may be calling it
+    s->list.erase(entry_);
 }
 
 ChangeSubscription ChangeSignal::subscribe(std::function<void()> fn) {
-    std::unique_lock lock(mu_);
-    subscribers_.push_back(std::move(fn));
-    return ChangeSubscription(this, std::prev(subscribers_.end()));
-}
-
-void ChangeSignal::unsubscribe(ChangeSubscription::Entry entry) {
-    std::unique_lock lock(mu_);  // waits for a notify() in flight, which may be calling it
-    subscribers_.erase(entry);
+    std::unique_lock lock(subscribers_->mu);
+    subscribers_->list.push_back(std::move(fn));
+    return ChangeSubscription(subscribers_, std::prev(subscribers_->list.end()));
 }
 
 void ChangeSignal::notify() const {
-    std::shared_lock lock(mu_);
-    for (auto const& fn : subscribers_) fn();
+    std::shared_lock lock(subscribers_->mu);
+    for (auto const& fn : subscribers_->list) fn();
 }
 
 }  // namespace trainer::core

@@ -12,23 +12,31 @@
 
 namespace trainer::core {
 
-class ChangeSignal;
+namespace detail {
+// The subscribers, shared with the subscriptions (weakly), which may outlive the signal.
+struct ChangeSubscribers {
+    std::shared_mutex mu;  // notify shares it; subscribe and unsubscribe own it
+    std::list<std::function<void()>> list;
+};
+}  // namespace detail
 
 // Keeps a callback subscribed; its destruction unsubscribes, after any call in flight returns.
+// It may outlive its signal (a server's watch streams can outlive the store at shutdown): its
+// destruction then does nothing.
 class ChangeSubscription {
 public:
     ChangeSubscription() = default;
-    ChangeSubscription(ChangeSubscription&&) noexcept;
-    ChangeSubscription& operator=(ChangeSubscription&&) noexcept;
+    ChangeSubscription(ChangeSubscription&&) noexcept = default;
+    ChangeSubscription& operator=(ChangeSubscription&& o) noexcept;
     ~ChangeSubscription();
-    explicit operator bool() const { return signal_ != nullptr; }  // false: the store sends none
+    explicit operator bool() const { return !subscribers_.expired(); }  // false: the store sends none
 
 private:
     friend class ChangeSignal;
     using Entry = std::list<std::function<void()>>::iterator;
-    ChangeSubscription(ChangeSignal* signal, Entry entry) : signal_(signal), entry_(entry) {}
+    ChangeSubscription(std::weak_ptr<detail::ChangeSubscribers> s, Entry entry) : subscribers_(std::move(s)), entry_(entry) {}
     void reset();
-    ChangeSignal* signal_ = nullptr;
+    std::weak_ptr<detail::ChangeSubscribers> subscribers_;
     Entry entry_{};
 };
 
@@ -36,16 +44,13 @@ class ChangeSignal {
 public:
     // `fn` runs on the writing thread after each commit, with no store lock held: it must be
     // quick (set a flag, wake a thread), must not write to the store, and must not drop its own
-    // subscription. The signal must outlive the subscription.
+    // subscription.
     ChangeSubscription subscribe(std::function<void()> fn);
     // Calls every subscriber (the store calls it after a commit).
     void notify() const;
 
 private:
-    friend class ChangeSubscription;
-    void unsubscribe(ChangeSubscription::Entry entry);
-    mutable std::shared_mutex mu_;  // notify shares it; subscribe and unsubscribe own it
-    std::list<std::function<void()>> subscribers_;
+    std::shared_ptr<detail::ChangeSubscribers> subscribers_ = std::make_shared<detail::ChangeSubscribers>();
 };
 
 }  // namespace trainer::core

@@ -87,6 +87,22 @@ BOOST_AUTO_TEST_CASE(an_unsubscription_waits_for_the_call_in_flight) {
     BOOST_TEST(unsubscribed == 2);
 }
 
+// A server's watch streams can outlive the store at shutdown: dropping their subscriptions then
+// touches nothing of the store (the sanitizer build would see it).
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_subscription_may_outlive_its_store, B, Backends) {
+    B backend;
+    auto store = backend.make();
+    int heard = 0;
+    auto subscription = store->onCommit([&] { ++heard; });
+    auto moved = std::move(subscription);
+    BOOST_TEST(!subscription);
+    BOOST_REQUIRE(store->create(configMap("a")).ok());
+    BOOST_TEST(heard == 1);
+    store.reset();
+    BOOST_TEST(!moved);  // its signal has gone
+    moved = ChangeSubscription();
+}
+
 BOOST_AUTO_TEST_CASE(a_store_that_cannot_tell_subscribes_nothing) {
     struct Silent : Store {
         ReadResult get(const ObjectKey&) const override { return ReadResult::absent(); }
