@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     const std::string what = "P3 start-up, " + std::to_string(n) + " generated plugins";
     std::fprintf(stderr, "%s: %.1f MB of plugin files; registry %.1f ms (first start-up %.1f ms), bare dlopen %.1f ms\n",
                  what.c_str(), n * readFile(files.front()).size() / 1048576.0, r, c, b);
-    row(what + " (shipped, in-process): CPU", fixed(r, 1) + " ms", fixed(b, 1) + " ms (bare dlopen)", fixed(r / b) + "x",
+    row(what + " (shipped, in-process): CPU", fixed(r, 1) + " ms", fixed(b, 1) + " ms (bare dlopen)", fixed(r / b, 3) + "x",
         "<= 1.30x", yesNo(r / b <= 1.3));
     row(what + ", first start-up (no hash cache yet): CPU", fixed(c, 1) + " ms", fixed(b, 1) + " ms (bare dlopen)",
         fixed(c / b) + "x", "(no target)", "-");
