@@ -10,10 +10,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
-#include <algorithm>
 #include <sstream>
 #include <vector>
 
@@ -25,7 +25,7 @@ namespace {
 
 constexpr std::string_view kHeader = "trainer-operator sha256-cache v1";
 constexpr size_t kMaxBytes = 4 << 20;     // a larger file is not ours: ignored
-constexpr size_t kMaxHashEntries = 4096;      // past this, only this start-up's files are kept
+constexpr size_t kMaxHashEntries = 4096;  // past this, only this start-up's files are kept
 
 template <class T>
 bool number(std::string_view text, T& out) {

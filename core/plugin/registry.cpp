@@ -344,15 +344,14 @@ bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& optio
 }
 
 std::string PluginRegistry::shownPath(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+    const std::string dir = directoryOf(path);
     auto it = shownDirs_.find(dir);
     if (it == shownDirs_.end()) {
         std::string shown = fs::absolute(dir).lexically_normal().string();
         if (shown.empty() || shown.back() != '/') shown += '/';
         it = shownDirs_.emplace(dir, std::move(shown)).first;
     }
-    return it->second + path.substr(slash + 1);
+    return it->second + path.substr(path.rfind('/') + 1);  // npos + 1: the whole path is the name
 }
 
 bool PluginRegistry::loadInProcess(const std::string& path, detail::TrustedFile& file, const std::string& sha256,

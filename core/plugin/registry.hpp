@@ -14,7 +14,6 @@
 
 #include <array>
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -195,7 +194,7 @@ private:
                     const std::string& shownPath, const std::string& sha256, bool shipped, const PluginOptions& options);
 
     // `path` absolute and normalised, as LoadedPlugin::path shows it; each directory's part
-    // worked out once (shownDirs_: directory as given, with its slash -> absolute, normalised).
+    // worked out once (shownDirs_: directory as given -> absolute, normalised, with its slash).
     std::string shownPath(const std::string& path);
 
     // One file's load (loadFile and loadDirectories, which then save the hash cache once).

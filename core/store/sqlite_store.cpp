@@ -350,10 +350,10 @@ public:
     }
     ReadValue<int64_t> revision() const override { return store_.revision(); }
     ReadValue<int64_t> compactedRevision() const override { return store_.compactedRevision(); }
+    ChangeSubscription onCommit(std::function<void()> fn) const override { return store_.onCommit(std::move(fn)); }
 
 protected:
     void runWrite(const std::function<bool(StoreTxn&)>& body) override { store_.runWriteAs(body, /*durable=*/false); }
-    ChangeSubscription onCommit(std::function<void()> fn) const override { return store_.onCommit(std::move(fn)); }
 
 private:
     SqliteStore& store_;

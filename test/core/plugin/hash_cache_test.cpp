@@ -69,6 +69,15 @@ std::string cacheOnce(const PluginDir& d, const File& f) {
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// A directory with one file, "alpha", whose hash its cache file already remembers.
+struct CachedAlpha {
+    PluginDir d{{"alpha"}};
+    const std::string dir = d.dir.string();
+    File f{d.path("alpha")};
+    const std::string truth = detail::sha256Fd(f.fd);
+    const std::string text = cacheOnce(d, f);  // the cache file as written
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(an_unchanged_file_is_read_once_across_start_ups) {
@@ -125,12 +134,7 @@ BOOST_AUTO_TEST_CASE(a_file_changed_within_the_settle_time_is_not_remembered) {
     BOOST_TEST(!fs::exists(cachePath(d)));
 }
 
-BOOST_AUTO_TEST_CASE(an_untrusted_or_cut_short_cache_is_ignored) {
-    PluginDir d({"alpha"});
-    const std::string dir = d.dir.string();
-    File f(d.path("alpha"));
-    const std::string truth = detail::sha256Fd(f.fd);
-    const std::string text = cacheOnce(d, f);
+BOOST_FIXTURE_TEST_CASE(an_untrusted_or_cut_short_cache_is_ignored, CachedAlpha) {
     // Writable by the group: not trusted, so not read.
     BOOST_REQUIRE(::chmod(cachePath(d).c_str(), 0660) == 0);
     {
@@ -149,12 +153,8 @@ BOOST_AUTO_TEST_CASE(an_untrusted_or_cut_short_cache_is_ignored) {
 
 // Every malformed line spoils the whole file: a missing or extra field, a bad hash, a count that
 // does not match; the same file written correctly is used (the file is not read again).
-BOOST_AUTO_TEST_CASE(a_malformed_cache_line_spoils_the_whole_cache) {
-    PluginDir d({"alpha"});
-    const std::string dir = d.dir.string();
-    File f(d.path("alpha"));
-    const std::string truth = detail::sha256Fd(f.fd);
-    const std::string good = cacheOnce(d, f);
+BOOST_FIXTURE_TEST_CASE(a_malformed_cache_line_spoils_the_whole_cache, CachedAlpha) {
+    const std::string& good = text;
     const size_t line = good.find('\n') + 1, hashAt = good.find(truth);
     BOOST_REQUIRE(hashAt != std::string::npos);
     const std::string head = good.substr(0, line), entry = good.substr(line, hashAt + 64 - line), tail = "\nend 1\n";
