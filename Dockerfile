@@ -20,6 +20,7 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=OFF \
  && cmake --build /build -j"$(nproc)" \
  && cmake --install /build --prefix /opt/trainer-operator --strip \
  && test -x /opt/trainer-operator/bin/trainer-operator \
+ && test -x /opt/trainer-operator/libexec/trainer-operator/trainer-container-init \
  && ls /opt/trainer-operator/lib/trainer-operator/plugins/*.so
 
 # ---- runtime: only the shared libraries the binary and the plugins link ----
@@ -35,6 +36,7 @@ RUN apt-get update \
 # The program and its plugins only (the SDK headers and CMake package stay in the build stage).
 COPY --from=build /opt/trainer-operator/bin /opt/trainer-operator/bin
 COPY --from=build /opt/trainer-operator/lib/trainer-operator /opt/trainer-operator/lib/trainer-operator
+COPY --from=build /opt/trainer-operator/libexec/trainer-operator /opt/trainer-operator/libexec/trainer-operator
 USER 65532:65532
 ENTRYPOINT ["/opt/trainer-operator/bin/trainer-operator"]
 CMD ["run", "--config", "/etc/trainer/config.yaml"]

@@ -1,6 +1,7 @@
-// The container init: what the operator's binary runs (as `trainer-operator __container-init
-// SPEC`, a hidden entry, never a user command) as PID 1 of a container's new PID, mount, UTS and
-// IPC namespaces, created by the process launcher (process_launcher.hpp).
+// The container init: what runs as PID 1 of a container's new PID, mount, UTS and IPC namespaces,
+// created by the process launcher (process_launcher.hpp): the trainer-container-init helper
+// (core/cli/container_init_main.cpp), or the operator's binary through its hidden entry
+// `trainer-operator __container-init SPEC`, never a user command (container_init_binary.hpp).
 //
 // Contract: joins the pod's network namespace, makes mounts private, mounts /proc, the volumes and
 // the pod's /etc/hosts, sets the hostname, joins the cgroup, then forks the command with the

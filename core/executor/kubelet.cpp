@@ -1,5 +1,6 @@
 #include "core/executor/kubelet.hpp"
 
+#include "core/executor/container_init_binary.hpp"
 #include "core/executor/process_launcher.hpp"
 
 #include <algorithm>
@@ -51,7 +52,15 @@ std::chrono::milliseconds gracePeriodOf(const json::object& pod) {
 
 Kubelet::Kubelet(Store& store, const controller::Clock& clock, log::Logger logger, KubeletOptions options)
     : store_(store), clock_(clock), logger_(std::move(logger)), options_(std::move(options)), waiter_(store) {
-    if (options_.executable.empty()) options_.executable = selfExecutable();
+    if (!options_.executable.empty()) return;
+    auto init = chooseContainerInit(selfExecutable());
+    options_.executable = init.path;
+    if (init.helperPresent && !init.notUsed.empty())  // installed but refused: say so
+        logger_.warn("not using the container init helper; containers start through the operator's binary",
+                     {{"reason", init.notUsed}, {"binary", init.path}});
+    else if (!init.notUsed.empty())
+        logger_.info("no container init helper; containers start through the operator's binary",
+                     {{"reason", init.notUsed}, {"binary", init.path}});
 }
 
 Kubelet::~Kubelet() { stop(); }
@@ -80,7 +89,7 @@ std::string Kubelet::start() {
     waiter_.restart();
     watcher_ = std::thread([this] { watchLoop(); });
     logger_.info("Started the local executor", {{"node", options_.nodeName}, {"podNetwork", network_->hostIp() + "/16"},
-                                                  {"stateDir", options_.stateDir.string()}});
+                                                  {"stateDir", options_.stateDir.string()}, {"containerInit", options_.executable}});
     if (!limits_->unavailable().empty())
         logger_.info("Container resource limits will not be enforced", {{"reason", limits_->unavailable()}});
     return "";

@@ -30,7 +30,9 @@ struct KubeletOptions {
     std::chrono::milliseconds pollInterval{20};
     // The longest a stop() waits for a Pod's grace period before SIGKILL.
     std::chrono::milliseconds maxStopGrace{10000};
-    std::string executable;  // default: this binary
+    // The binary run as each container's init; default: chooseContainerInit(this binary)
+    // (container_init_binary.hpp), the installed trainer-container-init when it is trusted.
+    std::string executable;
     // Mints the tokens of projected serviceAccountToken volume sources (token_manager.hpp);
     // without one, a pod with such a source waits with a FailedMount problem.
     std::shared_ptr<const auth::ServiceAccountTokenIssuer> tokenIssuer;

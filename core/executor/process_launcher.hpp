@@ -45,7 +45,8 @@ struct LaunchResult {
 };
 
 // Launches `<exe> __container-init <specFile>` in new namespaces. The calling thread must outlive
-// the process (see the header comment). `exe` is the operator's binary (selfExecutable()).
+// the process (see the header comment). `exe` runs the init: the helper or the operator's binary
+// (container_init_binary.hpp).
 LaunchResult launchContainerInit(const std::string& exe, const std::string& specFile);
 
 // The running binary's path, resolved once.

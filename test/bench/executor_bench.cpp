@@ -2,7 +2,10 @@
 // operations underneath it: a real Kubelet on a SQLite store (synchronous=NORMAL, as api_bench:
 // the writes are load, not what is measured), bare pods `date +%s.%N` with restartPolicy Never.
 // Needs root (pod network namespaces).
-//   executor_bench [N pods per burst] [rounds] [sequential pods per round] [trainer-operator binary]
+//   executor_bench [N pods per burst] [rounds] [sequential pods per round] [container init binary]
+// The containers' init is what the operator runs by default (core/executor/container_init_binary.hpp:
+// the trainer-container-init helper of this build tree); a 4th argument runs another, e.g. the
+// operator's binary through its own `__container-init` entry, for comparison.
 // Measures, per round (medians over the rounds are printed):
 //   burst       N pods created at once, timed from the first create until all are Succeeded
 //               (store polled every 2 ms): pods per second;
@@ -17,6 +20,7 @@
 #include "bench_support.hpp"
 
 #include "core/controller/clock.hpp"
+#include "core/executor/container_init_binary.hpp"
 #include "core/executor/kubelet.hpp"
 #include "core/executor/pod_logs.hpp"
 #include "core/store/sqlite_store.hpp"
@@ -185,22 +189,17 @@ struct Bench {
     }
 };
 
-std::string defaultBinary(const char* argv0) {
-    std::error_code ec;
-    auto self = fs::read_symlink("/proc/self/exe", ec);
-    return ((ec ? fs::path(argv0) : self).parent_path() / "trainer-operator").string();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     const int n = argc > 1 ? std::atoi(argv[1]) : 50;
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
     const int sequential = argc > 3 ? std::atoi(argv[3]) : 10;
-    const std::string binary = argc > 4 ? argv[4] : defaultBinary(argv[0]);
+    const std::string binary = argc > 4 ? argv[4] : "";  // "": the kubelet's own choice
     if (n < 1 || rounds < 1 || sequential < 1) Bench::fail("usage: executor_bench [N] [rounds] [sequential] [binary]");
     if (::geteuid() != 0) Bench::fail("needs root (the local executor makes network namespaces)");
-    if (!fs::exists(binary)) Bench::fail("no operator binary at " + binary + " (pass its path as the 4th argument)");
+    if (!binary.empty() && !fs::exists(binary)) Bench::fail("no container init binary at " + binary);
+    const std::string init = binary.empty() ? executor::chooseContainerInit(fs::read_symlink("/proc/self/exe").string()).path : binary;
 
     std::string tmpl = (fs::temp_directory_path() / "executor_bench-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) Bench::fail("mkdtemp failed");
@@ -256,7 +255,7 @@ int main(int argc, char** argv) {
     std::printf("\n%-34s %12.1fx\n", "pod start / fork+exec", start / forkExec);
     std::printf("%-34s %12.2fx\n", "pod start / netns add+del", start / netns);
     std::printf("%-34s %12.2fx\n", "burst per-pod / netns add+del", (1.0 / rate) / netns);
-    std::printf("(kubelet poll interval %lld ms; pods run twice: %d)\n",
+    std::printf("(container init %s; kubelet poll interval %lld ms; pods run twice: %d)\n", init.c_str(),
                 static_cast<long long>(ko.pollInterval.count()), b.runTwice);
     // scripts/bench.sh's table: the figures the issue asks for beside the targets, without one.
     using trainer::bench::fixed;

@@ -1,5 +1,5 @@
 // P3 of issue 14: start-up with 200 generated plugins against a bare dlopen of the same 200 files.
-//   startup_bench [--plugins N] [--runs R] [--template FILE] [--operator BIN] [--isolated]
+//   startup_bench [--plugins N] [--runs R] [--template FILE] [--operator BIN] [--isolated] [--profile]
 // Setup (not timed): N copies of the template plugin (generated_plugin.cpp, built by CMake), each
 // with its own name and claim written over the template's markers, mode 0755 in a fresh 0700
 // directory, listed in that directory's shipped manifest (shipped-plugins.sha256), as plugins
@@ -16,6 +16,8 @@
 // on the CPU the benchmark started on: on these shared 2-CPU machines one CPU can be a third
 // slower than the other for minutes, and children alternating between them swung the ratio from
 // 1.0x to 1.4x from one run to the next.
+// --profile times only the later start-up, R times, and prints its median: the run to record
+// with `perf record -D <ms>` (after the settle wait) without the bare dlopen and the first start-up.
 // --isolated also times the same files without the manifest: not shipped, so each is probed and
 // kept in its own plugin-host child (README "Plugin isolation"); wall time, without a target.
 #include "bench_support.hpp"
@@ -146,6 +148,12 @@ int main(int argc, char** argv) {
     ::sleep(static_cast<unsigned>(std::chrono::seconds(core::detail::kHashCacheSettle).count()) + 1);
     const std::string cache = dir + "/" + std::string(core::detail::kHashCacheFile);
     std::vector<double> bare, reg, cold;
+    if (flags.has("profile")) {
+        for (int i = 0; i < runs; ++i) reg.push_back(1e3 * inChild([&] { return registryLoad(dir, files.size(), op); }));
+        std::fprintf(stderr, "registry %.2f ms (median of %d)\n", median(reg), runs);
+        std::filesystem::remove_all(dir);
+        return 0;
+    }
     for (int i = 0; i <= runs; ++i) {
         double b = inChild([&] { return bareDlopen(files); });
         std::filesystem::remove(cache);  // a first start-up: every file read and hashed

@@ -470,8 +470,10 @@ class ManifestsTest(unittest.TestCase):
         prefix = os.path.dirname(os.path.dirname(binary))
         self.assertEqual(os.path.relpath(binary, prefix), "bin/trainer-operator")
         with open(os.path.join(ARGS.source_dir, "CMakeLists.txt")) as f:
-            plugin_rel = re.search(r"set\(TRAINER_PLUGIN_INSTALL_DIR\s+(\S+)\)", f.read()).group(1)
+            cmake = f.read()
+        plugin_rel = re.search(r"set\(TRAINER_PLUGIN_INSTALL_DIR\s+(\S+)\)", cmake).group(1)
         plugin_dir = os.path.join(prefix, plugin_rel)
+        init_dir = os.path.join(prefix, re.search(r"set\(TRAINER_CONTAINER_INIT_DIR\s+(\S+)\)", cmake).group(1))
         build_runs = " ".join(t for k, t in build["instructions"] if k == "RUN")
         self.assertRegex(build_runs, r"cmake --install \S+ --prefix %s\b" % re.escape(prefix))
         copies = [t.split() for k, t in runtime["instructions"] if k == "COPY"]
@@ -479,6 +481,8 @@ class ManifestsTest(unittest.TestCase):
         self.assertIn(os.path.dirname(binary), copied)
         self.assertTrue(any(plugin_dir == d or plugin_dir.startswith(d + "/") for d in copied),
                         "%s is not copied into the runtime stage: %s" % (plugin_dir, copied))
+        self.assertTrue(any(init_dir == d or init_dir.startswith(d + "/") for d in copied),
+                        "%s (the container init) is not copied into the runtime stage: %s" % (init_dir, copied))
 
         objs = Rendered.objects("default")
         dep = find(objs, "Deployment", SERVICE_ACCOUNT)

@@ -111,7 +111,8 @@ struct KubeletFixture {
         BOOST_REQUIRE_MESSAGE(::geteuid() == 0,
                               "the local kubelet tests need root (network namespaces, bridges, mounts): run "
                               "test_core_executor_kubelet as root");
-        BOOST_REQUIRE_MESSAGE(fs::exists(binary()), "missing the container init binary " + binary());
+        BOOST_REQUIRE_MESSAGE(fs::exists(binary()), "missing the operator binary " + binary());
+        BOOST_REQUIRE_MESSAGE(fs::exists(helper()), "missing the container init helper " + helper());
         std::string tmpl = (fs::temp_directory_path() / "kubelet-test-XXXXXX").string();
         BOOST_REQUIRE(::mkdtemp(tmpl.data()));
         dir = tmpl;
@@ -124,13 +125,17 @@ struct KubeletFixture {
     }
 
     static std::string binary() { return TRAINER_BINARY_DIR "/bin/trainer-operator"; }
+    // What a kubelet left to choose runs (core/executor/container_init_binary.hpp): this test's
+    // binary is in bin/ of the build tree, as the operator's is.
+    static std::string helper() { return TRAINER_BINARY_DIR "/libexec/trainer-operator/trainer-container-init"; }
     fs::path stateDir() const { return dir / "state"; }
 
-    void start(std::chrono::milliseconds pollInterval = 20ms) {
+    // `executable` runs the container inits; "" leaves the choice to the kubelet, as the operator does.
+    void start(std::chrono::milliseconds pollInterval = 20ms, const std::string& executable = "") {
         executor::KubeletOptions o;
         o.pollInterval = pollInterval;
         o.stateDir = stateDir();
-        o.executable = binary();
+        o.executable = executable;
         kubelet = std::make_unique<executor::Kubelet>(store, clock, log::Logger("kubelet-test"), o);
         auto err = kubelet->start();
         BOOST_REQUIRE_MESSAGE(err.empty(), "Kubelet::start: " + err);

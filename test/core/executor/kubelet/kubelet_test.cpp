@@ -1,8 +1,11 @@
-// The local kubelet end to end on one machine: real container inits (the operator's binary), real
+// The local kubelet end to end on one machine: real container inits (the installed helper, and the
+// operator's own entry), real
 // namespaces and pod network, a MemoryStore as the API. Every wait is bounded and generous; no
 // assertion measures time.
 #define BOOST_TEST_MODULE core_executor_kubelet
 #include "kubelet_fixture.hpp"
+
+#include "core/executor/container_init_binary.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -384,6 +387,40 @@ BOOST_AUTO_TEST_CASE(a_created_pod_starts_without_waiting_for_the_poll_interval)
         "command":["sh","-c","echo two"]}]})");
     auto p = waitPhase("second", "Succeeded");
     BOOST_TEST(log(p) == "two\n");
+}
+
+// PID 1 of a container is its init; the container sees which binary that is.
+BOOST_AUTO_TEST_CASE(containers_start_through_the_installed_init_helper) {
+    start();
+    createPod("helper", R"({"restartPolicy":"Never","containers":[{"name":"c","image":"busybox",
+        "command":["sh","-c","readlink /proc/1/exe; echo ran"]}]})");
+    auto p = waitPhase("helper", "Succeeded");
+    BOOST_TEST(log(p) == fs::canonical(helper()).string() + "\nran\n");
+}
+
+BOOST_AUTO_TEST_CASE(the_operators_own_entry_still_runs_containers) {
+    start(20ms, binary());
+    createPod("entry", R"({"restartPolicy":"Never","containers":[{"name":"c","image":"busybox",
+        "command":["sh","-c","readlink /proc/1/exe; echo ran"]}]})");
+    auto p = waitPhase("entry", "Succeeded");
+    BOOST_TEST(log(p) == fs::canonical(binary()).string() + "\nran\n");
+}
+
+// The helper runs as root in every container: one owned by another user is not run (the mode
+// checks need no root and are in parts_test.cpp; changing an owner does).
+BOOST_AUTO_TEST_CASE(a_helper_owned_by_another_user_is_refused) {
+    const fs::path op = dir / "tree" / "bin" / "trainer-operator";
+    const fs::path helperPath = (op.parent_path() / executor::kContainerInitHelper).lexically_normal();
+    fs::create_directories(op.parent_path());
+    fs::create_directories(helperPath.parent_path());
+    for (auto d = helperPath.parent_path(); d != dir; d = d.parent_path()) ::chmod(d.c_str(), 0755);
+    fs::copy_file(helper(), helperPath);
+    ::chmod(helperPath.c_str(), 0755);
+    BOOST_TEST(executor::chooseContainerInit(op.string()).path == helperPath.string());
+    BOOST_REQUIRE(::chown(helperPath.c_str(), 12345, 12345) == 0);
+    auto c = executor::chooseContainerInit(op.string());
+    BOOST_TEST(c.path == op.string());
+    BOOST_TEST(c.notUsed.find("owned by uid 12345") != std::string::npos, c.notUsed);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

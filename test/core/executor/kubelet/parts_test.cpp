@@ -6,6 +6,7 @@
 
 #include "core/executor/cluster_dns.hpp"
 #include "core/executor/command_runner.hpp"
+#include "core/executor/container_init_binary.hpp"
 #include "core/executor/container_spec.hpp"
 #include "core/executor/pod_status.hpp"
 #include "core/executor/readiness_probe.hpp"
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -442,6 +444,67 @@ BOOST_AUTO_TEST_CASE(a_missing_tool_is_named) {
     auto r = runCommand({"trainer-no-such-tool"}, "x\n");
     BOOST_TEST(r.exitCode == -1);
     BOOST_TEST(r.output.find("trainer-no-such-tool") != std::string::npos, r.output);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Which binary runs container inits: an install-like tree (bin/ and libexec/trainer-operator/)
+// in a temporary directory; the operator's binary itself need not exist for the choice.
+struct InitTree {
+    TempDir root;
+    fs::path op = root.path / "bin" / "trainer-operator";
+    fs::path helperDir = root.path / "libexec" / "trainer-operator";
+    fs::path helper = helperDir / "trainer-container-init";
+    InitTree() {
+        fs::create_directories(op.parent_path());
+        fs::create_directories(helperDir);
+        ::chmod(root.path.c_str(), 0755);
+        ::chmod(helperDir.c_str(), 0755);
+        std::ofstream(helper) << "#!/bin/sh\n";
+        ::chmod(helper.c_str(), 0755);
+    }
+};
+
+BOOST_AUTO_TEST_SUITE(container_init_binary)
+
+BOOST_AUTO_TEST_CASE(the_installed_helper_beside_the_binary_is_chosen) {
+    InitTree t;
+    auto c = chooseContainerInit(t.op.string());
+    BOOST_TEST(c.path == t.helper.string());
+    BOOST_TEST(c.notUsed.empty());
+    BOOST_TEST(c.helperPresent);
+}
+
+BOOST_AUTO_TEST_CASE(without_the_helper_the_operators_binary_runs_inits) {
+    InitTree t;
+    fs::remove(t.helper);
+    auto c = chooseContainerInit(t.op.string());
+    BOOST_TEST(c.path == t.op.string());
+    BOOST_TEST(!c.helperPresent);
+    BOOST_TEST(c.notUsed.find(t.helper.string()) != std::string::npos, c.notUsed);
+}
+
+BOOST_AUTO_TEST_CASE(an_untrusted_helper_is_refused_saying_why) {
+    struct Case {
+        const char* what;
+        std::function<void(InitTree&)> spoil;
+        std::string expect;
+    };
+    const std::vector<Case> cases{
+        {"group-writable file", [](InitTree& t) { ::chmod(t.helper.c_str(), 0775); }, "is writable by group or others"},
+        {"others-writable file", [](InitTree& t) { ::chmod(t.helper.c_str(), 0757); }, "is writable by group or others"},
+        {"not executable", [](InitTree& t) { ::chmod(t.helper.c_str(), 0644); }, "is not executable"},
+        {"writable directory", [](InitTree& t) { ::chmod(t.helperDir.c_str(), 0777); }, "is writable by group or others"},
+        {"a directory", [](InitTree& t) { fs::remove(t.helper); fs::create_directory(t.helper); }, "is not a regular file"},
+    };
+    for (auto const& k : cases) {
+        InitTree t;
+        k.spoil(t);
+        auto c = chooseContainerInit(t.op.string());
+        BOOST_TEST(c.path == t.op.string(), k.what);
+        BOOST_TEST(c.helperPresent, k.what);
+        BOOST_TEST(c.notUsed.find(k.expect) != std::string::npos, k.what << ": " << c.notUsed);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
