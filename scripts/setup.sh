@@ -9,7 +9,8 @@ packages=(
   openssl openssh-client curl sqlite3 python3 python3-jsonschema python3-yaml python3-kubernetes
   python3-jwt  # PyJWT: an independent check of the service-account tokens (test/core/auth)
   # The local executor (core/executor) and the training examples it runs (examples/local):
-  # network namespaces and veth pairs, nsenter for exec probes, PyTorch (gloo), OpenMPI over ssh.
+  # iproute2's ip (the network tests check the executor's namespaces and links with it),
+  # nsenter for exec probes, PyTorch (gloo), OpenMPI over ssh.
   iproute2 util-linux procps python3-torch python3-numpy openmpi-bin python3-mpi4py openssh-server
   # scripts/fuzz.sh: clang and its libFuzzer, ASan and UBSan runtimes (libclang_rt.fuzzer-x86_64.a is in
   # libclang-rt-16-dev). Not clang-14: it lacks std::source_location and lambda captures of structured bindings.

@@ -1,4 +1,4 @@
-// Runs a short host tool (the network set-up runs iproute2's `ip`) and returns its result.
+// Runs a short host command (a readiness probe's `exec`, readiness_probe.hpp) and returns its result.
 #pragma once
 
 #include <string>
@@ -12,9 +12,7 @@ struct CommandResult {
     bool ok() const { return exitCode == 0; }
 };
 
-// posix_spawnp of argv (safe from a threaded process); waits for it. Its stdin is /dev/null, or
-// `input` when given (at most 64 KiB, a pipe's capacity: longer input fails the call, unstarted).
+// posix_spawnp of argv (safe from a threaded process); waits for it. Its stdin is /dev/null.
 CommandResult runCommand(const std::vector<std::string>& argv);
-CommandResult runCommand(const std::vector<std::string>& argv, const std::string& input);
 
 }  // namespace trainer::core::executor

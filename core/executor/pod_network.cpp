@@ -1,6 +1,7 @@
 #include "core/executor/pod_network.hpp"
 
-#include "core/executor/command_runner.hpp"
+#include "core/executor/named_netns.hpp"
+#include "core/executor/rtnetlink.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -17,38 +18,6 @@ namespace {
 
 constexpr const char* kLockDir = "/run/trainer-operator";
 constexpr int kMaxIndex = 65534;
-
-std::string ipStep(const std::vector<std::string>& argv, std::string& error) {
-    std::vector<std::string> full{"ip"};
-    full.insert(full.end(), argv.begin(), argv.end());
-    auto r = runCommand(full);
-    if (r.ok()) return "";
-    std::string cmd;
-    for (auto const& a : full) cmd += (cmd.empty() ? "" : " ") + a;
-    error = cmd + ": " + (r.output.empty() ? "exit " + std::to_string(r.exitCode) : r.output);
-    return error;
-}
-
-// One `ip -batch -` process for several steps (in namespace `ns` when given), where a process
-// each took ~1 ms apiece: iproute2 stops at the first failing line and names it.
-std::string ipBatch(const std::vector<std::vector<std::string>>& steps, const std::string& ns, std::string& error) {
-    std::vector<std::string> argv{"ip"};
-    if (!ns.empty()) argv.insert(argv.end(), {"-n", ns});
-    argv.insert(argv.end(), {"-batch", "-"});
-    std::string input, shown;
-    for (auto const& step : steps) {
-        std::string line;
-        for (auto const& a : step) line += (line.empty() ? "" : " ") + a;
-        input += line + "\n";
-        shown += (shown.empty() ? "" : "; ") + line;
-    }
-    auto r = runCommand(argv, input);
-    if (r.ok()) return "";
-    std::string cmd;
-    for (auto const& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    error = cmd + " (" + shown + "): " + (r.output.empty() ? "exit " + std::to_string(r.exitCode) : r.output);
-    return error;
-}
 
 }  // namespace
 
@@ -72,11 +41,8 @@ std::unique_ptr<PodNetwork> PodNetwork::open(std::string& error) {
         }
         std::unique_ptr<PodNetwork> net(new PodNetwork(k, fd));
         net->removeLeftovers();
-        std::string err;
-        if (!ipStep({"link", "add", net->bridge(), "type", "bridge"}, err).empty() ||
-            !ipStep({"addr", "add", net->hostIp() + "/16", "dev", net->bridge()}, err).empty() ||
-            !ipStep({"link", "set", net->bridge(), "up"}, err).empty()) {
-            error = "create the pod network bridge: " + err;
+        if (error = net->createBridge(); !error.empty()) {
+            error = "create the pod network bridge: " + error;
             return nullptr;
         }
         return net;
@@ -98,14 +64,26 @@ std::string PodNetwork::addressOf(int index) const {
     return "10." + std::to_string(200 + slot_) + "." + std::to_string(index >> 8) + "." + std::to_string(index & 255);
 }
 
+std::string PodNetwork::createBridge() {
+    std::string error;
+    auto nl = Rtnetlink::open(error);
+    if (!nl) return error;
+    if (error = nl->addBridge(bridge()); !error.empty()) return error;
+    if (error = nl->addAddress(bridge(), hostIp(), 16); !error.empty()) return error;
+    if (error = nl->setUp(bridge()); !error.empty()) return error;
+    bridgeIndex_ = nl->linkIndex(bridge(), error);
+    return error;
+}
+
 void PodNetwork::removeLeftovers() const {
     const std::string prefix = bridge() + "-";
     std::error_code ec;
-    for (auto const& e : fs::directory_iterator("/run/netns", ec)) {
+    for (auto const& e : fs::directory_iterator(kNetnsDir, ec)) {
         auto name = e.path().filename().string();
-        if (name.rfind(prefix, 0) == 0) runCommand({"ip", "netns", "del", name});
+        if (name.rfind(prefix, 0) == 0) deleteNamedNetns(name);
     }
-    runCommand({"ip", "link", "del", bridge()});
+    std::string error;
+    if (auto nl = Rtnetlink::open(error)) nl->deleteLink(bridge());  // none there is the usual case
 }
 
 std::optional<PodEndpoint> PodNetwork::attach(std::string& error) {
@@ -123,30 +101,38 @@ std::optional<PodEndpoint> PodNetwork::attach(std::string& error) {
         }
         used_.insert(index);
     }
-    const std::string ns = bridge() + "-" + std::to_string(index), veth = bridge() + "v" + std::to_string(index);
-    std::string err;
-    // Two processes: the host's side (the namespace, the veth pair, the bridge port), then the
-    // pod's side inside its namespace (batch mode returns to the host's namespace after netns add).
-    const std::vector<std::vector<std::string>> host = {
-        {"netns", "add", ns},
-        {"link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns},
-        {"link", "set", veth, "master", bridge(), "up"},
-    };
-    const std::vector<std::vector<std::string>> pod = {
-        {"addr", "add", addressOf(index) + "/16", "dev", "eth0"},
-        {"link", "set", "eth0", "up"},
-        {"link", "set", "lo", "up"},
-        {"route", "add", "default", "via", hostIp()},
-    };
-    if (ipBatch(host, "", err).empty() && ipBatch(pod, ns, err).empty())
-        return PodEndpoint{"/run/netns/" + ns, addressOf(index), index};
-    error = "set up the pod's network: " + err;
-    detach({"/run/netns/" + ns, addressOf(index), index});
-    return std::nullopt;
+    const std::string name = bridge() + "-" + std::to_string(index);
+    PodEndpoint endpoint{std::string(kNetnsDir) + "/" + name, addressOf(index), index};
+    if (auto err = plug(name, index); !err.empty()) {
+        error = "set up the pod's network: " + err;
+        detach(endpoint);
+        return std::nullopt;
+    }
+    return endpoint;
+}
+
+// The namespace `name`, a veth pair from the bridge into it (eth0 there), the pod's address and
+// its default route through the bridge, as `ip netns add`, `ip link add ... type veth` and friends
+// would, over netlink sockets on each side.
+std::string PodNetwork::plug(const std::string& name, int index) const {
+    std::string error;
+    auto host = Rtnetlink::open(error);
+    if (!host) return error;
+    auto ns = addNamedNetns(name, error);
+    if (!ns) return error;
+    const std::string veth = bridge() + "v" + std::to_string(index);
+    error = host->addVeth(veth, "eth0", ns->fd);
+    ::close(ns->fd);
+    if (error.empty()) error = host->setUp(veth, bridgeIndex_);
+    if (error.empty()) error = ns->inside->addAddress("eth0", addressOf(index), 16);
+    if (error.empty()) error = ns->inside->setUp("eth0");
+    if (error.empty()) error = ns->inside->setUp("lo");
+    if (error.empty()) error = ns->inside->addDefaultRoute(hostIp());
+    return error;
 }
 
 void PodNetwork::detach(const PodEndpoint& endpoint) {
-    runCommand({"ip", "netns", "del", fs::path(endpoint.netns).filename().string()});
+    deleteNamedNetns(fs::path(endpoint.netns).filename().string());  // the veth pair ends with it
     std::lock_guard lock(mu_);
     used_.erase(endpoint.index);
 }

@@ -5,7 +5,9 @@
 // Several operators on one machine (tests run in parallel) each claim a slot k (a lock file under
 // /run/trainer-operator held for the process's life): bridge `trn<k>`, subnet 10.(200+k).0.0/16,
 // namespaces `/run/netns/trn<k>-<i>`. Claiming a slot first removes what a killed predecessor
-// left in it. Needs CAP_NET_ADMIN and CAP_SYS_ADMIN (root); iproute2's `ip` does the work.
+// left in it. Needs CAP_NET_ADMIN and CAP_SYS_ADMIN (root). The work is done over rtnetlink
+// (rtnetlink.hpp) with namespaces kept as iproute2 keeps them (named_netns.hpp), so `ip netns`
+// and `ip link` show and can clean up everything.
 #pragma once
 
 #include <memory>
@@ -44,12 +46,15 @@ private:
     std::string addressOf(int index) const;
     std::string bridge() const;
     void removeLeftovers() const;
+    std::string createBridge();
+    std::string plug(const std::string& name, int index) const;
 
     int slot_;
     int lockFd_;
     std::mutex mu_;
     std::set<int> used_;
     int next_ = 2;
+    int bridgeIndex_ = 0;
 };
 
 }  // namespace trainer::core::executor

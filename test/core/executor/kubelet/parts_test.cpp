@@ -425,23 +425,17 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(command_runner)
 
-BOOST_AUTO_TEST_CASE(input_reaches_the_commands_stdin_and_its_output_comes_back) {
-    auto r = runCommand({"sh", "-c", "while read a b; do echo \"$b $a\"; done; echo err >&2; exit 4"}, "one 1\ntwo 2\n");
+BOOST_AUTO_TEST_CASE(output_and_exit_code_come_back_and_stdin_is_empty) {
+    auto r = runCommand({"sh", "-c", "echo out; echo err >&2; exit 4"});
     BOOST_TEST(r.exitCode == 4);
-    BOOST_TEST(r.output == "1 one\n2 two\nerr");
+    BOOST_TEST(r.output == "out\nerr");
     auto none = runCommand({"cat"});  // stdin is /dev/null: cat ends at once
     BOOST_TEST(none.ok());
     BOOST_TEST(none.output.empty());
 }
 
-BOOST_AUTO_TEST_CASE(input_past_a_pipes_capacity_fails_unstarted_and_says_why) {
-    auto r = runCommand({"cat"}, std::string(1 << 20, 'x'));
-    BOOST_TEST(r.exitCode == -1);
-    BOOST_TEST(r.output.find("does not fit its pipe") != std::string::npos, r.output);
-}
-
 BOOST_AUTO_TEST_CASE(a_missing_tool_is_named) {
-    auto r = runCommand({"trainer-no-such-tool"}, "x\n");
+    auto r = runCommand({"trainer-no-such-tool"});
     BOOST_TEST(r.exitCode == -1);
     BOOST_TEST(r.output.find("trainer-no-such-tool") != std::string::npos, r.output);
 }
