@@ -30,6 +30,7 @@ Controller::~Controller() { stop(); }
 
 void Controller::start() {
     if (pool_) return;
+    queue_.reopen();  // after a stop()
     pool_ = std::make_unique<boost::asio::thread_pool>(workers_);
     for (int i = 0; i < workers_; ++i) boost::asio::post(*pool_, [this] { workerLoop(); });
     logger_.info("Starting workers", {{"worker count", workers_}});

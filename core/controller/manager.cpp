@@ -220,6 +220,7 @@ void Manager::settle(int rounds) {
 
 void Manager::start() {
     if (running_.exchange(true)) return;
+    waiter_.restart();  // after a stop(), its waits would end at once and the watch loop with them
     {
         std::lock_guard lk(pollMu_);
         resync();  // on a failed read, the watcher's first poll tries again

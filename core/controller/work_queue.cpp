@@ -151,6 +151,11 @@ void WorkQueue::shutDown() {
     cv_.notify_all();
 }
 
+void WorkQueue::reopen() {
+    std::lock_guard lk(mu_);
+    shutdown_ = false;
+}
+
 bool WorkQueue::shuttingDown() const {
     std::lock_guard lk(mu_);
     return shutdown_;

@@ -49,9 +49,12 @@ public:
     std::optional<ObjectKey> tryGet();
     // Marks `key` processed (must follow every get/tryGet that returned it).
     void done(const ObjectKey& key);
-    // Wakes waiting workers; get() then returns nullopt and add() is ignored.
+    // Wakes waiting workers; get() then returns nullopt and add() is ignored, until reopen().
     void shutDown();
     bool shuttingDown() const;
+    // Takes items again after a shutDown() (a controller started again; what was queued before
+    // is still queued, what was added meanwhile was dropped: the caller re-lists).
+    void reopen();
 
     // Items ready to be handed out.
     size_t len() const;

@@ -9,6 +9,8 @@
 #include "test/support/reads.hpp"
 #include "test/support/forwarding_store.hpp"
 
+#include <thread>
+
 using namespace trainer::core;
 using namespace trainer::core::controller;
 using namespace std::chrono_literals;
@@ -362,6 +364,30 @@ BOOST_AUTO_TEST_CASE(missing_runtime_sets_created_false_and_an_event_then_recove
     f.manager->settle();
     BOOST_TEST(found(f.memory.get(kJobSet)).has_value());
     BOOST_TEST(f.condition(f.status(), "Created") == nullptr);
+}
+
+// The watch loop runs again after a stop (a standby that regains leadership restarts it): a
+// TrainJob created after the second start() is built without a settle() driving it.
+BOOST_AUTO_TEST_CASE(a_manager_started_again_after_stop_reconciles) {
+    Fixture f;
+    f.createRuntime();
+    auto builtWithin = [&](const ObjectKey& k) {
+        for (int i = 0; i < 3000; ++i) {  // 30 s at most; the build takes milliseconds
+            if (found(f.memory.get(k))) return true;
+            std::this_thread::sleep_for(10ms);
+        }
+        return false;
+    };
+    f.manager->start();
+    f.createTrainJob();
+    BOOST_TEST(builtWithin(kJobSet));
+    f.manager->stop();
+    f.manager->start();
+    auto second = readOne("22-trainjob-plain-initializers.yaml");
+    second["metadata"].as_object()["name"] = "plain-example-2";
+    BOOST_REQUIRE(f.memory.create(second).ok());
+    BOOST_TEST(builtWithin(ObjectKey{kJobSet.apiVersion, kJobSet.kind, kJobSet.ns, "plain-example-2"}));
+    f.manager->stop();
 }
 
 BOOST_AUTO_TEST_CASE(status_conflict_is_retried) {

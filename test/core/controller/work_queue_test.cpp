@@ -90,6 +90,14 @@ BOOST_AUTO_TEST_CASE(shutdown_wakes_blocked_get) {
     t.join();
     q.add(key("a"));
     BOOST_TEST(q.len() == 0u);
+    // Reopened (a controller started again), it takes and hands out items once more.
+    q.reopen();
+    BOOST_TEST(!q.shuttingDown());
+    q.add(key("b"));
+    BOOST_TEST(q.len() == 1u);
+    auto got = q.get();
+    BOOST_REQUIRE(got.has_value());
+    BOOST_TEST(got->name == "b");
 }
 
 BOOST_AUTO_TEST_CASE(failing_reconcile_never_hot_loops) {
