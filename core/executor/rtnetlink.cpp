@@ -7,6 +7,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -106,6 +107,9 @@ std::optional<Rtnetlink> Rtnetlink::open(std::string& error) {
     local.nl_family = AF_NETLINK;
     int one = 1;
     ::setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof one);
+    // The kernel answers at once; a pod's start never waits on a socket for good.
+    timeval bound{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
     if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
         error = "bind a netlink socket: " + errnoText(errno);
         ::close(fd);
@@ -142,6 +146,7 @@ std::string Rtnetlink::transact(Request& r, const std::string& what, std::string
     for (;;) {
         ssize_t n = ::recv(fd_, in.data(), in.size(), 0);
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return what + ": no answer from the kernel within 10 s";
         if (n < 0) return what + ": receive: " + errnoText(errno);
         auto len = static_cast<unsigned>(n);
         for (auto* h = reinterpret_cast<nlmsghdr*>(in.data()); NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
