@@ -196,6 +196,8 @@ SqliteStore::SqliteStore(std::string path, SqliteStoreOptions options)
 
 SqliteStore::~SqliteStore() {
     checkpointer_.reset();
+    for (auto& [sql, s] : readStatements_) sqlite3_finalize(s);
+    if (readDb_) sqlite3_close_v2(readDb_);
     for (auto& [sql, s] : statements_) sqlite3_finalize(s);
     if (db_) sqlite3_close_v2(db_);
 }
@@ -217,6 +219,7 @@ SqliteOpenResult SqliteStore::open(const std::string& path, SqliteStoreOptions o
     }
     try {
         store->initialize();
+        store->openReader();
     } catch (const SqliteError& e) {
         bool notDb = e.code == SQLITE_NOTADB || e.code == SQLITE_CORRUPT;
         result.error = path + ": " + (notDb ? "not a store (file is not an SQLite database or is corrupt): " : "") + e.what();
@@ -318,17 +321,42 @@ void SqliteStore::initialize() {
     }
 }
 
-sqlite3_stmt* SqliteStore::statement(const std::string& sql) const {
-    if (auto it = statements_.find(sql); it != statements_.end()) return it->second;
+void SqliteStore::openReader() {
+    int rc = sqlite3_open_v2(path_.c_str(), &readDb_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
+    if (rc != SQLITE_OK) raise(readDb_, rc, "open the read connection");
+    sqlite3_busy_timeout(readDb_, options_.busyTimeoutMs);
+    sqlite3_extended_result_codes(readDb_, 0);
+}
+
+namespace {
+
+sqlite3_stmt* prepared(sqlite3* db, std::unordered_map<std::string, sqlite3_stmt*>& cache, const std::string& sql) {
+    if (auto it = cache.find(sql); it != cache.end()) return it->second;
     sqlite3_stmt* s = nullptr;
-    int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr);
-    if (rc != SQLITE_OK) raise(db_, rc, "sqlite prepare");
-    statements_.emplace(sql, s);
+    int rc = sqlite3_prepare_v3(db, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+    if (rc != SQLITE_OK) raise(db, rc, "sqlite prepare");
+    cache.emplace(sql, s);
     return s;
 }
 
+}  // namespace
+
+sqlite3_stmt* SqliteStore::statement(const std::string& sql) const { return prepared(db_, statements_, sql); }
+
+
+// The connection a read runs on, and its statements.
+struct SqliteReadConnection {
+    sqlite3* db;
+    std::unordered_map<std::string, sqlite3_stmt*>& cache;
+    Query query(const std::string& sql) const { return Query(db, prepared(db, cache, sql)); }
+};
+
 int64_t SqliteStore::metaValue(const char* key) const {
-    Query q(db_, statement("SELECT value FROM meta WHERE key=?1"));
+    return metaValue(key, SqliteReadConnection{db_, statements_});
+}
+
+int64_t SqliteStore::metaValue(const char* key, const SqliteReadConnection& conn) const {
+    Query q = conn.query("SELECT value FROM meta WHERE key=?1");
     q.bind(1, std::string_view(key));
     // The schema inserts every key; a missing row is a damaged store, not revision 0.
     if (!q.step()) throw std::runtime_error(std::string("corrupt store: meta row '") + key + "' is missing");
@@ -398,11 +426,15 @@ bool SqliteStore::commitWrite(const std::function<bool(StoreTxn&)>& body, bool d
 }
 
 template <class F>
-auto SqliteStore::readGuarded(F&& f) const -> ReadValue<decltype(f())> {
-    using Result = ReadValue<decltype(f())>;
-    std::lock_guard lock(mutex_);
+auto SqliteStore::readGuarded(F&& f) const -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))> {
+    using Result = ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
+    std::unique_lock writer(mutex_, std::try_to_lock);
+    std::unique_lock reader(readMutex_, std::defer_lock);
+    if (!writer.owns_lock()) reader.lock();
+    const SqliteReadConnection conn = writer.owns_lock() ? SqliteReadConnection{db_, statements_}
+                                                         : SqliteReadConnection{readDb_, readStatements_};
     try {
-        return Result::of(f());
+        return Result::of(f(conn));
     } catch (const std::exception& e) {
         return Result::failure(std::string("store: ") + e.what());
     } catch (...) {
@@ -410,11 +442,11 @@ auto SqliteStore::readGuarded(F&& f) const -> ReadValue<decltype(f())> {
     }
 }
 
-// Reads copy the stored text under the connection's mutex and parse it after releasing it: a
-// parse is most of a read's time, and the mutex serialises every reader and writer (issue 14 P4).
+// Reads copy the stored text under their connection's mutex and parse it after releasing it: a
+// parse is most of a read's time, and the mutex serialises the connection's users (issue 14 P4).
 ReadResult SqliteStore::get(const ObjectKey& key) const {
-    auto r = readGuarded([&]() -> std::optional<std::string> {
-        Query q(db_, statement("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4"));
+    auto r = readGuarded([&](const SqliteReadConnection& conn) -> std::optional<std::string> {
+        Query q = conn.query("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
         q.bindKey(1, key);
         if (!q.step()) return std::nullopt;
         return q.text(0);
@@ -430,11 +462,11 @@ ReadResult SqliteStore::get(const ObjectKey& key) const {
 
 ListResult SqliteStore::list(const std::string& apiVersion, const std::string& kind,
                              const std::optional<std::string>& ns) const {
-    return readGuarded([&] {
+    return readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<json::object> out;
-        Query q(db_, statement(ns ? "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 "
+        Query q = conn.query(ns ? "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 "
                                     "ORDER BY namespace, name"
-                                  : "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 ORDER BY namespace, name"));
+                                  : "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 ORDER BY namespace, name");
         q.bind(1, apiVersion).bind(2, kind);
         if (ns) q.bind(3, *ns);
         while (q.step()) out.push_back(parseBody(q.text(0), ObjectKey{apiVersion, kind, ns.value_or(""), ""}));
@@ -444,12 +476,12 @@ ListResult SqliteStore::list(const std::string& apiVersion, const std::string& k
 
 ReadValue<std::vector<ObjectKey>> SqliteStore::listKeys(const std::string& apiVersion, const std::string& kind,
                                                         const std::optional<std::string>& ns) const {
-    return readGuarded([&] {
+    return readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<ObjectKey> out;
-        Query q(db_, statement(ns ? "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
+        Query q = conn.query(ns ? "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
                                     "AND kind=?2 AND namespace=?3 ORDER BY namespace, name"
                                   : "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
-                                    "AND kind=?2 ORDER BY namespace, name"));
+                                    "AND kind=?2 ORDER BY namespace, name");
         q.bind(1, apiVersion).bind(2, kind);
         if (ns) q.bind(3, *ns);
         while (q.step()) out.push_back(q.key(0));
@@ -458,10 +490,10 @@ ReadValue<std::vector<ObjectKey>> SqliteStore::listKeys(const std::string& apiVe
 }
 
 ListResult SqliteStore::listAll() const {
-    return readGuarded([&] {
+    return readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<json::object> out;
-        Query q(db_, statement("SELECT body, api_version, kind, namespace, name FROM objects "
-                               "ORDER BY api_version, kind, namespace, name"));
+        Query q = conn.query("SELECT body, api_version, kind, namespace, name FROM objects "
+                               "ORDER BY api_version, kind, namespace, name");
         while (q.step()) out.push_back(parseBody(q.text(0), q.key(1)));
         return out;
     });
@@ -472,10 +504,10 @@ ReadValue<std::vector<Change>> SqliteStore::changesSince(int64_t revision, size_
         Change change;
         std::string body;
     };
-    auto rows = readGuarded([&] {
+    auto rows = readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<Row> out;
-        Query q(db_, statement("SELECT revision, type, api_version, kind, namespace, name, body FROM changes "
-                               "WHERE revision > ?1 ORDER BY revision LIMIT ?2"));
+        Query q = conn.query("SELECT revision, type, api_version, kind, namespace, name, body FROM changes "
+                               "WHERE revision > ?1 ORDER BY revision LIMIT ?2");
         q.bind(1, revision).bind(2, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
         while (q.step()) {
             auto type = q.integer(1);
@@ -501,17 +533,17 @@ ReadValue<std::vector<Change>> SqliteStore::changesSince(int64_t revision, size_
 }
 
 ReadValue<int64_t> SqliteStore::revision() const {
-    return readGuarded([&] { return metaValue("revision"); });
+    return readGuarded([&](const SqliteReadConnection& conn) { return metaValue("revision", conn); });
 }
 
 ReadValue<int64_t> SqliteStore::compactedRevision() const {
-    return readGuarded([&] { return metaValue("compacted"); });
+    return readGuarded([&](const SqliteReadConnection& conn) { return metaValue("compacted", conn); });
 }
 
 std::string SqliteStore::integrityCheck() const {
-    auto out = readGuarded([&] {
+    auto out = readGuarded([&](const SqliteReadConnection& conn) {
         std::string lines;
-        Query q(db_, statement("PRAGMA integrity_check"));
+        Query q = conn.query("PRAGMA integrity_check");
         while (q.step()) lines += (lines.empty() ? "" : "\n") + q.text(0);
         return lines;
     });

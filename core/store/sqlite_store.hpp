@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <string>
 #include <unordered_map>
 
@@ -31,6 +32,8 @@ struct SqliteStoreOptions {
     int checkpointPages = 2000;
     bool backgroundCheckpoints = true;
 };
+
+struct SqliteReadConnection;  // sqlite_store.cpp
 
 class SqliteStore;
 
@@ -98,18 +101,29 @@ private:
     // threshold (SQLite's automatic checkpoint).
     void startCheckpoints();
     static int walHook(void* store, sqlite3* db, const char* name, int pages);
+    // Opens the read connection (after initialize(): the schema and the log exist).
+    void openReader();
+    // The write connection's prepared statement for `sql` (under mutex_).
     sqlite3_stmt* statement(const std::string& sql) const;
     void exec(const char* sql) const;
+    // A meta row through the write connection (in a write) or `conn` (in a read).
     int64_t metaValue(const char* key) const;
-    // Runs one read under the connection's mutex: its value, or the failure as the error.
+    int64_t metaValue(const char* key, const SqliteReadConnection& conn) const;
+    // Runs one read, `f(connection)`: its value, or the failure as the error. On the write
+    // connection when it is idle (its page cache is current after its own commits); while a write
+    // holds it, on the read connection: SQLite's log lets a reader see the last commit while
+    // another connection writes, so a durable commit's fsync holds up no get, list or poll.
     template <class F>
-    auto readGuarded(F&& f) const -> ReadValue<decltype(f())>;
+    auto readGuarded(F&& f) const -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
 
     std::string path_;
     SqliteStoreOptions options_;
-    sqlite3* db_ = nullptr;
+    sqlite3* db_ = nullptr;  // writes (and the schema set-up)
     mutable std::mutex mutex_;
     mutable std::unordered_map<std::string, sqlite3_stmt*> statements_;
+    sqlite3* readDb_ = nullptr;  // reads, read-only
+    mutable std::mutex readMutex_;
+    mutable std::unordered_map<std::string, sqlite3_stmt*> readStatements_;
     bool synchronousFull_ = false;  // the connection's synchronous level now (FULL or NORMAL); under mutex_
     std::unique_ptr<SqliteCheckpointer> checkpointer_;  // closed before db_
     int walPages_ = 0, nextCheckpointAt_ = 0;           // walHook's; under mutex_

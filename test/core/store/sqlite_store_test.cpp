@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <future>
 #include <set>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -191,6 +192,77 @@ BOOST_AUTO_TEST_CASE(sqlite_change_feed_sees_another_process) {
     BOOST_TEST(seen[0].revision == since + 1);
     BOOST_TEST(readOk(store->revision()) == since + 1);
     BOOST_TEST(found(store->get(seen[0].key)).has_value());
+}
+
+// Reads have a connection of their own: a write of this process that waits for another
+// process's write lock (a child holding BEGIN IMMEDIATE) holds up no get, list or change-feed
+// read. The events waited for: the child holding the lock, the writer thread asleep in SQLite's
+// busy handler, the read answered (bounds far below the writer's busy timeout).
+BOOST_AUTO_TEST_CASE(sqlite_reads_do_not_wait_for_a_write_in_progress) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    int go[2], locked[2], release[2];
+    BOOST_TEST_REQUIRE((pipe(go) == 0 && pipe(locked) == 0 && pipe(release) == 0));
+    pid_t child = forkChild([&] {
+        close(go[1]);
+        close(locked[0]);
+        close(release[1]);
+        char c;
+        if (read(go[0], &c, 1) != 1) return 2;
+        sqlite3* db = nullptr;
+        if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) return 3;
+        sqlite3_busy_timeout(db, 30000);
+        if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return 4;
+        if (write(locked[1], "l", 1) != 1) return 5;
+        if (read(release[0], &c, 1) != 1) return 6;
+        sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+        return 0;
+    });
+    close(go[0]);
+    close(locked[1]);
+    close(release[0]);
+    SqliteStoreOptions options;
+    options.busyTimeoutMs = 300000;
+    auto opened = SqliteStore::open(path, options);
+    BOOST_TEST_REQUIRE(opened.store != nullptr, opened.error);
+    auto& store = *opened.store;
+    BOOST_TEST_REQUIRE(store.create(configMap("before")).ok());
+    const auto since = readOk(store.revision());
+    char c;
+    BOOST_TEST_REQUIRE(write(go[1], "g", 1) == 1);
+    BOOST_TEST_REQUIRE(read(locked[0], &c, 1) == 1);  // the child holds the write lock
+
+    std::atomic<pid_t> writer{0};
+    auto writing = std::async(std::launch::async, [&] {
+        writer = static_cast<pid_t>(::gettid());
+        return store.create(configMap("during"));
+    });
+    auto asleepInBusyHandler = [&] {
+        if (!writer) return false;
+        std::ifstream f("/proc/self/task/" + std::to_string(writer.load()) + "/syscall");
+        std::string nr;
+        f >> nr;
+        return nr == "230" || nr == "35";  // clock_nanosleep, nanosleep (x86-64)
+    };
+    bool waiting = false;
+    for (auto start = std::chrono::steady_clock::now(); !waiting && std::chrono::steady_clock::now() - start < 30s;
+         std::this_thread::sleep_for(1ms))
+        waiting = asleepInBusyHandler();
+
+    auto reading = std::async(std::launch::async, [&] {
+        auto got = store.get(ObjectKey{"v1", "ConfigMap", "default", "before"});
+        auto feed = store.changesSince(since - 1, 10);
+        return found(got).has_value() && feed.ok() && feed.value.size() == 1u;
+    });
+    const bool answered = reading.wait_for(30s) == std::future_status::ready;
+    BOOST_TEST_REQUIRE(write(release[1], "r", 1) == 1);  // before any check: nothing may hang
+    BOOST_TEST(waiting, "the writer never waited for the child's lock");
+    BOOST_TEST(answered, "a read waited for a write in progress");
+    BOOST_TEST(reading.get());
+    BOOST_TEST(writing.get().ok());
+    BOOST_TEST(waitExit(child) == 0);
+    BOOST_TEST(found(store.get(ObjectKey{"v1", "ConfigMap", "default", "during"})).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(sqlite_kill_9_loses_nothing_acknowledged) {
