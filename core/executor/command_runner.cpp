@@ -11,9 +11,7 @@ extern char** environ;
 
 namespace trainer::core::executor {
 
-namespace {
-
-CommandResult run(const std::vector<std::string>& argv) {
+CommandResult runCommand(const std::vector<std::string>& argv) {
     CommandResult r;
     int out[2];
     if (argv.empty() || pipe2(out, O_CLOEXEC) != 0) return r;
@@ -48,9 +46,5 @@ CommandResult run(const std::vector<std::string>& argv) {
     while (!r.output.empty() && (r.output.back() == '\n' || r.output.back() == ' ')) r.output.pop_back();
     return r;
 }
-
-}  // namespace
-
-CommandResult runCommand(const std::vector<std::string>& argv) { return run(argv); }
 
 }  // namespace trainer::core::executor

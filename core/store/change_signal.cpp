@@ -9,8 +9,7 @@ namespace trainer::core {
 ChangeSubscription& ChangeSubscription::operator=(ChangeSubscription&& o) noexcept {
     if (this != &o) {
         reset();
-        subscribers_ = std::move(o.subscribers_);
-        o.subscribers_.reset();
+        subscribers_ = std::move(o.subscribers_);  // leaves o's empty
         entry_ = o.entry_;
     }
     return *this;

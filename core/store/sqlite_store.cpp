@@ -343,7 +343,6 @@ sqlite3_stmt* prepared(sqlite3* db, std::unordered_map<std::string, sqlite3_stmt
 
 sqlite3_stmt* SqliteStore::statement(const std::string& sql) const { return prepared(db_, statements_, sql); }
 
-
 // The connection a read runs on, and its statements.
 struct SqliteReadConnection {
     sqlite3* db;
@@ -465,8 +464,8 @@ ListResult SqliteStore::list(const std::string& apiVersion, const std::string& k
     return readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<json::object> out;
         Query q = conn.query(ns ? "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 "
-                                    "ORDER BY namespace, name"
-                                  : "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 ORDER BY namespace, name");
+                                  "ORDER BY namespace, name"
+                                : "SELECT body FROM objects WHERE api_version=?1 AND kind=?2 ORDER BY namespace, name");
         q.bind(1, apiVersion).bind(2, kind);
         if (ns) q.bind(3, *ns);
         while (q.step()) out.push_back(parseBody(q.text(0), ObjectKey{apiVersion, kind, ns.value_or(""), ""}));
@@ -479,9 +478,9 @@ ReadValue<std::vector<ObjectKey>> SqliteStore::listKeys(const std::string& apiVe
     return readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<ObjectKey> out;
         Query q = conn.query(ns ? "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
-                                    "AND kind=?2 AND namespace=?3 ORDER BY namespace, name"
-                                  : "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
-                                    "AND kind=?2 ORDER BY namespace, name");
+                                  "AND kind=?2 AND namespace=?3 ORDER BY namespace, name"
+                                : "SELECT api_version, kind, namespace, name FROM objects WHERE api_version=?1 "
+                                  "AND kind=?2 ORDER BY namespace, name");
         q.bind(1, apiVersion).bind(2, kind);
         if (ns) q.bind(3, *ns);
         while (q.step()) out.push_back(q.key(0));
@@ -493,7 +492,7 @@ ListResult SqliteStore::listAll() const {
     return readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<json::object> out;
         Query q = conn.query("SELECT body, api_version, kind, namespace, name FROM objects "
-                               "ORDER BY api_version, kind, namespace, name");
+                             "ORDER BY api_version, kind, namespace, name");
         while (q.step()) out.push_back(parseBody(q.text(0), q.key(1)));
         return out;
     });
@@ -507,7 +506,7 @@ ReadValue<std::vector<Change>> SqliteStore::changesSince(int64_t revision, size_
     auto rows = readGuarded([&](const SqliteReadConnection& conn) {
         std::vector<Row> out;
         Query q = conn.query("SELECT revision, type, api_version, kind, namespace, name, body FROM changes "
-                               "WHERE revision > ?1 ORDER BY revision LIMIT ?2");
+                             "WHERE revision > ?1 ORDER BY revision LIMIT ?2");
         q.bind(1, revision).bind(2, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
         while (q.step()) {
             auto type = q.integer(1);

@@ -8,9 +8,9 @@
 
 #include <memory>
 #include <mutex>
-#include <utility>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 struct sqlite3;
 struct sqlite3_stmt;
