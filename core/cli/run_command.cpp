@@ -376,7 +376,7 @@ int cmdRun(const Args& args, Io& io) {
             lo.kubelet.tokenIssuer = statusServer->tokenIssuer;
             lo.kubelet.nodeHostNames = statusServer->nodeHostNames;
         }
-        local = std::make_unique<executor::LocalExecutor>(store, clock, &metrics, lo);
+        local = std::make_unique<executor::LocalExecutor>(store, backend->controllerStore(), clock, &metrics, lo);
     }
     std::string executorError;
     auto startControllers = [&] {

@@ -51,7 +51,12 @@ std::chrono::milliseconds gracePeriodOf(const json::object& pod) {
 }
 
 Kubelet::Kubelet(Store& store, const controller::Clock& clock, log::Logger logger, KubeletOptions options)
-    : store_(store), clock_(clock), logger_(std::move(logger)), options_(std::move(options)), waiter_(store) {
+    : Kubelet(store, store, clock, std::move(logger), std::move(options)) {}
+
+Kubelet::Kubelet(Store& store, Store& progress, const controller::Clock& clock, log::Logger logger,
+                 KubeletOptions options)
+    : store_(store), progress_(progress), clock_(clock), logger_(std::move(logger)), options_(std::move(options)),
+      waiter_(store) {
     if (!options_.executable.empty()) return;
     auto init = chooseContainerInit(selfExecutable());
     options_.executable = init.path;
@@ -75,9 +80,9 @@ std::string Kubelet::start() {
     dns_.setNodeNames(network_->hostIp(), options_.nodeHostNames);
     limits_ = std::make_unique<ResourceLimits>(logger_);
     if (options_.tokenIssuer) tokens_ = std::make_unique<TokenManager>(options_.tokenIssuer, clock_);
-    ctx_ = std::make_unique<KubeletContext>(KubeletContext{store_, clock_, logger_, *network_, dns_, *limits_,
-                                                           options_.stateDir, options_.nodeName, options_.executable,
-                                                           tokens_.get()});
+    ctx_ = std::make_unique<KubeletContext>(KubeletContext{store_, progress_, clock_, logger_, *network_, dns_,
+                                                           *limits_, options_.stateDir, options_.nodeName,
+                                                           options_.executable, tokens_.get()});
     std::error_code ec;
     fs::remove_all(options_.stateDir / "run", ec);  // sandboxes of a previous process
     fs::create_directories(options_.stateDir / "run", ec);

@@ -45,6 +45,9 @@ struct KubeletOptions {
 class Kubelet {
 public:
     Kubelet(Store& store, const controller::Clock& clock, log::Logger logger, KubeletOptions options);
+    // `progress` takes the writes a power failure may lose (KubeletContext::progress); the
+    // other constructor writes everything to `store`.
+    Kubelet(Store& store, Store& progress, const controller::Clock& clock, log::Logger logger, KubeletOptions options);
     ~Kubelet();
     Kubelet(const Kubelet&) = delete;
     Kubelet& operator=(const Kubelet&) = delete;
@@ -70,6 +73,7 @@ private:
     void reap();
 
     Store& store_;
+    Store& progress_;
     const controller::Clock& clock_;
     log::Logger logger_;
     KubeletOptions options_;

@@ -16,7 +16,15 @@
 namespace trainer::core::executor {
 
 struct KubeletContext {
+    // What must survive a power failure: the first status of a pod that carries its startTime
+    // (written before any of its containers starts, so that no pod runs twice) and every status
+    // of a finished pod. Reads, the change feed and recovery use it too.
     Store& store;
+    // The rest of a pod's progress (its binding, waiting reasons, containers started, ready or
+    // restarted): a power failure may lose these writes (SqliteStore::rederivableWriter in `run`),
+    // since it ends the pod's processes too and the next start marks the pod Failed from its
+    // durable startTime (kubelet.hpp). The same store as `store` where nothing is cheaper.
+    Store& progress;
     const controller::Clock& clock;
     log::Logger logger;
     PodNetwork& network;

@@ -2,11 +2,11 @@
 
 namespace trainer::core::executor {
 
-LocalExecutor::LocalExecutor(Store& store, const controller::Clock& clock, server::Registry* metrics,
-                             LocalExecutorOptions options) {
+LocalExecutor::LocalExecutor(Store& store, Store& rederivable, const controller::Clock& clock,
+                             server::Registry* metrics, LocalExecutorOptions options) {
     options.kubelet.stateDir = options.stateDir;
-    kubelet_ = std::make_unique<Kubelet>(store, clock, log::Logger("kubelet"), options.kubelet);
-    workloads_ = std::make_unique<WorkloadManager>(store, clock, metrics, log::Logger(""), options.workloads);
+    kubelet_ = std::make_unique<Kubelet>(store, rederivable, clock, log::Logger("kubelet"), options.kubelet);
+    workloads_ = std::make_unique<WorkloadManager>(rederivable, clock, metrics, log::Logger(""), options.workloads);
 }
 
 LocalExecutor::~LocalExecutor() { stop(); }

@@ -26,7 +26,11 @@ struct LocalExecutorOptions {
 
 class LocalExecutor {
 public:
-    LocalExecutor(Store& store, const controller::Clock& clock, server::Registry* metrics, LocalExecutorOptions options);
+    // `rederivable` takes the writes a power failure may lose: the JobSet and Job controllers'
+    // (the next reconcile makes them again from the stored objects, as the TrainJob controller's)
+    // and the kubelet's progress (KubeletContext::progress). Everything else goes to `store`.
+    LocalExecutor(Store& store, Store& rederivable, const controller::Clock& clock, server::Registry* metrics,
+                  LocalExecutorOptions options);
     ~LocalExecutor();
     // The kubelet first (it may refuse: no privileges), then the controllers. "" or the error.
     std::string start();

@@ -173,6 +173,14 @@ void PodWorker::waitEvents(const std::vector<Slot>& slots, std::chrono::millisec
     (void)!::read(wakeFd_, &drained, sizeof drained);
 }
 
+// The statuses a power failure must not lose (KubeletContext::store): the first that carries the
+// startTime, which lands before any container starts (run()), and those of a finished pod.
+bool PodWorker::mustSurvive(const json::object& status) const {
+    if (!startTimeDurable_ && status.contains("startTime")) return true;
+    auto* phase = status.if_contains("phase");
+    return phase && (*phase == "Succeeded" || *phase == "Failed");
+}
+
 void PodWorker::publish() {
     if (gone_) return;
     for (int attempt = 0; attempt < 5; ++attempt) {
@@ -190,10 +198,12 @@ void PodWorker::publish() {
         json::object status = renderPodStatus(record_, times_, now());
         std::string text = json::serialize(status);
         if (text == lastPublished_) return;
+        const bool durable = mustSurvive(status);
         (*cur)["status"] = std::move(status);
-        auto r = ctx_.store.updateStatus(*cur);
+        auto r = (durable ? ctx_.store : ctx_.progress).updateStatus(*cur);
         if (r.ok()) {
             lastPublished_ = std::move(text);
+            startTimeDurable_ = startTimeDurable_ || (durable && !record_.startTime.empty());
             return;
         }
         if (r.status != StoreStatus::Conflict) {

@@ -89,7 +89,7 @@ bool PodWorker::bind() {
         auto& spec = (*cur)["spec"];
         if (!spec.is_object()) return false;
         spec.get_object()["nodeName"] = ctx_.nodeName;
-        auto r = ctx_.store.update(*cur);
+        auto r = ctx_.progress.update(*cur);  // lost with a power failure: bound again, nothing ran yet
         if (r.ok()) {
             pod_ = r.object;
             return true;

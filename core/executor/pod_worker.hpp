@@ -68,6 +68,7 @@ private:
     void refreshTokens();
     void waitEvents(const std::vector<Slot>& slots, std::chrono::milliseconds timeout);
     void publish();
+    bool mustSurvive(const json::object& status) const;
     bool stopping() const { return stop_.load(); }
     ContainerRecord& record(const Slot& s);
     const json::object& containerOf(const Slot& s) const;
@@ -80,6 +81,7 @@ private:
     PodRecord record_;
     std::map<std::string, std::pair<bool, std::string>> times_;
     std::string lastPublished_;
+    bool startTimeDurable_ = false;  // a status with startTime went through ctx_.store
     PodSandbox sandbox_;
     std::thread thread_;
     int wakeFd_ = -1;

@@ -3,9 +3,13 @@
 // the writes are load, not what is measured), bare pods `date +%s.%N` with restartPolicy Never.
 // Needs root (pod network namespaces).
 //   executor_bench [N pods per burst] [rounds] [sequential pods per round] [container init binary]
+//                  [normal|durable|tiered]
 // The containers' init is what the operator runs by default (core/executor/container_init_binary.hpp:
 // the trainer-container-init helper of this build tree); a 4th argument runs another, e.g. the
-// operator's binary through its own `__container-init` entry, for comparison.
+// operator's binary through its own `__container-init` entry, for comparison. A 5th picks the
+// store's syncing: normal (the default: synchronous=NORMAL for every write), durable (every write
+// synced, as the kubelet wrote before its progress went to a rederivable writer), tiered (as `run`
+// writes: a pod's first status with startTime and its final one synced, the rest not).
 // Measures, per round (medians over the rounds are printed):
 //   burst       N pods created at once, timed from the first create until all are Succeeded
 //               (store polled every 2 ms): pods per second;
@@ -196,7 +200,9 @@ int main(int argc, char** argv) {
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
     const int sequential = argc > 3 ? std::atoi(argv[3]) : 10;
     const std::string binary = argc > 4 ? argv[4] : "";  // "": the kubelet's own choice
-    if (n < 1 || rounds < 1 || sequential < 1) Bench::fail("usage: executor_bench [N] [rounds] [sequential] [binary]");
+    const std::string sync = argc > 5 ? argv[5] : "normal";
+    if (n < 1 || rounds < 1 || sequential < 1 || (sync != "normal" && sync != "durable" && sync != "tiered"))
+        Bench::fail("usage: executor_bench [N] [rounds] [sequential] [binary] [normal|durable|tiered]");
     if (::geteuid() != 0) Bench::fail("needs root (the local executor makes network namespaces)");
     if (!binary.empty() && !fs::exists(binary)) Bench::fail("no container init binary at " + binary);
     const std::string init = binary.empty() ? executor::chooseContainerInit(fs::read_symlink("/proc/self/exe").string()).path : binary;
@@ -206,14 +212,16 @@ int main(int argc, char** argv) {
     const fs::path dir = tmpl;
     const std::string dbPath = (dir / "store.db").string();
     SqliteStoreOptions so;
-    so.durable = false;
+    so.durable = sync != "normal";
     auto opened = SqliteStore::open(dbPath, so);
     if (!opened.store) Bench::fail(opened.error);
+    auto rederivable = opened.store->rederivableWriter();
     controller::RealClock clock;
     executor::KubeletOptions ko;
     ko.stateDir = executor::executorStateDir(dbPath);
     ko.executable = binary;
-    executor::Kubelet kubelet(*opened.store, clock, log::Logger("executor-bench"), ko);
+    executor::Kubelet kubelet(*opened.store, sync == "tiered" ? *rederivable : *opened.store, clock,
+                              log::Logger("executor-bench"), ko);
     if (auto err = kubelet.start(); !err.empty()) Bench::fail(err);
 
     Bench b{*opened.store, kubelet, ko.stateDir};
@@ -255,8 +263,8 @@ int main(int argc, char** argv) {
     std::printf("\n%-34s %12.1fx\n", "pod start / fork+exec", start / forkExec);
     std::printf("%-34s %12.2fx\n", "pod start / netns add+del", start / netns);
     std::printf("%-34s %12.2fx\n", "burst per-pod / netns add+del", (1.0 / rate) / netns);
-    std::printf("(container init %s; kubelet poll interval %lld ms; pods run twice: %d)\n", init.c_str(),
-                static_cast<long long>(ko.pollInterval.count()), b.runTwice);
+    std::printf("(container init %s; store %s; kubelet poll interval %lld ms; pods run twice: %d)\n", init.c_str(),
+                sync.c_str(), static_cast<long long>(ko.pollInterval.count()), b.runTwice);
     // scripts/bench.sh's table: the figures the issue asks for beside the targets, without one.
     using trainer::bench::fixed;
     trainer::bench::row("executor: one pod, create -> its command runs", fixed(start * 1e3) + " ms",

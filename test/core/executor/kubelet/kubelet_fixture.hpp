@@ -131,12 +131,16 @@ struct KubeletFixture {
     fs::path stateDir() const { return dir / "state"; }
 
     // `executable` runs the container inits; "" leaves the choice to the kubelet, as the operator does.
-    void start(std::chrono::milliseconds pollInterval = 20ms, const std::string& executable = "") {
+    // `durable` and `progress` (both default to `store`) are the kubelet's two write paths
+    // (core/executor/kubelet_context.hpp).
+    void start(std::chrono::milliseconds pollInterval = 20ms, const std::string& executable = "",
+               Store* durable = nullptr, Store* progress = nullptr) {
         executor::KubeletOptions o;
         o.pollInterval = pollInterval;
         o.stateDir = stateDir();
         o.executable = executable;
-        kubelet = std::make_unique<executor::Kubelet>(store, clock, log::Logger("kubelet-test"), o);
+        kubelet = std::make_unique<executor::Kubelet>(durable ? *durable : store, progress ? *progress : store, clock,
+                                                      log::Logger("kubelet-test"), o);
         auto err = kubelet->start();
         BOOST_REQUIRE_MESSAGE(err.empty(), "Kubelet::start: " + err);
     }

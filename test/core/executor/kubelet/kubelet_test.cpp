@@ -6,11 +6,15 @@
 #include "kubelet_fixture.hpp"
 
 #include "core/executor/container_init_binary.hpp"
+#include "test/support/forwarding_store.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+
+#include <mutex>
+#include <vector>
 
 using namespace kubelet_test;
 
@@ -59,9 +63,69 @@ int slotOf(const std::string& podIp) {
     return std::stoi(podIp.substr(a + 1, b - a - 1)) - 200;
 }
 
+// One write the kubelet made, and through which of its two stores.
+struct Write {
+    bool durable;
+    std::string call, phase;
+    bool startTime, containerStarted;
+};
+
+// A path to the fixture's store that records every write made through it.
+class RecordingStore : public trainer::test::ForwardingStore {
+public:
+    RecordingStore(Store& inner, bool durable, std::mutex& mu, std::vector<Write>& log)
+        : ForwardingStore(inner), durable_(durable), mu_(mu), log_(log) {}
+    StoreResult update(const json::object& o) override { return record("update", o, ForwardingStore::update(o)); }
+    StoreResult updateStatus(const json::object& o) override {
+        return record("updateStatus", o, ForwardingStore::updateStatus(o));
+    }
+
+private:
+    StoreResult record(const char* call, const json::object& o, StoreResult r) {
+        const json::object status = at(o, {"status"}) ? *at(o, {"status"}) : json::object{};
+        auto cs = containerStatus(o);
+        bool started = at(cs, {"state", "running"}) || at(cs, {"state", "terminated"});
+        std::lock_guard g(mu_);
+        if (r.ok()) log_.push_back({durable_, call, phase(o), status.contains("startTime"), started});
+        return r;
+    }
+    bool durable_;
+    std::mutex& mu_;
+    std::vector<Write>& log_;
+};
+
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(kubelet, KubeletFixture)
+
+// What must survive a power failure goes to the durable store, the rest of a pod's progress to
+// the other (run gives it SqliteStore::rederivableWriter): the first status with startTime, before
+// any container started (a pod never runs twice), and the finished pod's status.
+BOOST_AUTO_TEST_CASE(only_the_start_and_the_end_of_a_pod_are_written_durably) {
+    std::mutex mu;
+    std::vector<Write> writes;
+    RecordingStore durable(store, true, mu, writes), progress(store, false, mu, writes);
+    start(20ms, "", &durable, &progress);
+    createPod("tiers", R"({"restartPolicy":"Never","containers":[{"name":"c","image":"busybox",
+        "command":["sh","-c","echo done"]}],"initContainers":[{"name":"i","image":"busybox","command":["true"]}]})");
+    waitPhase("tiers", "Succeeded");
+    BOOST_REQUIRE(eventually([&] { return kubelet->activePods() == 0; }, 20s));
+    std::lock_guard g(mu);
+    std::vector<Write> kept, other;
+    for (auto const& w : writes) (w.durable ? kept : other).push_back(w);
+    BOOST_REQUIRE_EQUAL(kept.size(), 2u);
+    BOOST_TEST(kept[0].startTime);
+    BOOST_TEST(!kept[0].containerStarted);
+    BOOST_TEST(kept[0].phase == "Pending");
+    BOOST_TEST(kept[1].phase == "Succeeded");
+    BOOST_REQUIRE(!other.empty());
+    BOOST_TEST(other.front().call == "update");  // the binding
+    BOOST_TEST(!other.front().startTime);
+    bool progressOnly = true;
+    for (auto const& w : other) progressOnly = progressOnly && w.phase != "Succeeded" && w.phase != "Failed";
+    BOOST_TEST(progressOnly);
+    BOOST_TEST(other.size() >= 3u);  // the binding, the init container's end, the container's start
+}
 
 BOOST_AUTO_TEST_CASE(failing_command_fails_the_pod_with_its_exit_code_and_log) {
     start();
