@@ -31,6 +31,10 @@ struct ApiServerOptions {
     // The local executor's state directory (core/executor/pod_logs.hpp, `<store>.local`) where
     // pods/log reads container logs; empty: pods/log answers 400 (no executor).
     std::string podLogDir;
+    // How often a followed log (pods/log?follow=true) is read when nothing woke it: a write to
+    // its file (executor/file_watch.hpp) and this process's commits (its pod's status) wake it
+    // at once. A file that cannot be watched is read every executor::kPollInterval instead.
+    std::chrono::milliseconds logFollowFallback{5000};
 };
 
 class ApiServer {

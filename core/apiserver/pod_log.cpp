@@ -1,5 +1,6 @@
 #include "core/apiserver/pod_log.hpp"
 
+#include "core/executor/file_watch.hpp"
 #include "core/executor/log_reader.hpp"
 
 #include <charconv>
@@ -8,18 +9,35 @@ namespace trainer::core::apiserver {
 
 namespace {
 
-// Streams a LogReader: one poll per kPollInterval when nothing came.
+// Streams a LogReader, woken by writes to the container's log file and by this process's commits
+// (the kubelet's status of the pod: started, ended); read every `fallback` when nothing woke it,
+// every kPollInterval while the file is not watched.
 class PodLogStream : public server::ResponseStream {
 public:
-    explicit PodLogStream(std::unique_ptr<executor::LogReader> reader) : reader_(std::move(reader)) {}
+    PodLogStream(std::unique_ptr<executor::LogReader> reader, const Store& store, std::chrono::milliseconds fallback)
+        : reader_(std::move(reader)), store_(store), fallback_(fallback) {}
     server::StreamChunk poll() override {
         auto c = reader_->poll();
+        if (!file_ && wake_ && reader_->started() && !c.done) {
+            std::string ignored;  // unwatchable (no file yet): polled, and watched once it can be
+            file_ = executor::FileWatch::start(reader_->target().path, wake_, ignored);
+            if (file_) wake_();  // what was written before the watch began: read at once
+        }
         return {std::move(c.data), c.done};
     }
-    std::chrono::milliseconds idle() const override { return executor::kPollInterval; }
+    std::chrono::milliseconds idle() const override { return file_ ? fallback_ : executor::kPollInterval; }
+    void setWaker(std::function<void()> wake) override {
+        wake_ = std::move(wake);
+        commits_ = store_.onCommit(wake_);
+    }
 
 private:
     std::unique_ptr<executor::LogReader> reader_;
+    const Store& store_;
+    std::chrono::milliseconds fallback_;
+    std::function<void()> wake_;
+    ChangeSubscription commits_;
+    std::unique_ptr<executor::FileWatch> file_;  // destroyed before wake_'s captures (declared after)
 };
 
 std::optional<int64_t> parseInt(const std::string& s) {
@@ -86,7 +104,7 @@ server::Response handlePodLog(const RequestInfo& info, const std::map<std::strin
     server::Response r;
     r.contentType = "text/plain";
     if (o.follow) {
-        r.stream = std::make_shared<PodLogStream>(std::move(reader));
+        r.stream = std::make_shared<PodLogStream>(std::move(reader), store, options.logFollowFallback);
         return r;
     }
     for (;;) {

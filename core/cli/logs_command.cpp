@@ -4,13 +4,15 @@
 // (label jobset.sigs.k8s.io/jobset-name=NAME), each line prefixed `[<pod>] `, or
 // `[<pod>/<container>] ` when the pod has several containers; pods in name order.
 #include "core/cli/cli.hpp"
+#include "core/executor/file_watch.hpp"
 #include "core/executor/log_reader.hpp"
 #include "core/store/sqlite_store.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
 #include <memory>
-#include <thread>
+#include <mutex>
 
 namespace trainer::core::cli {
 
@@ -66,12 +68,31 @@ struct Source {
     bool done = false;
 };
 
+// What the sources' file watches signal: a write since the last look.
+struct Written {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool any = false;
+};
+
 // Polls every source until all are done (or once each, without follow, until each is read).
+// Between polls that found nothing it waits up to kPollInterval (the store's changes, made by
+// another process, are seen by polling), less when a watched log file is written.
 void pump(std::vector<Source>& sources, Io& io) {
+    auto written = std::make_shared<Written>();
+    std::vector<std::unique_ptr<executor::FileWatch>> files(sources.size());  // once each started
+    auto wake = [written] {
+        std::lock_guard g(written->mu);
+        written->any = true;
+        written->cv.notify_all();
+    };
     for (;;) {
         bool any = false, pending = false;
-        for (auto& s : sources) {
+        for (size_t i = 0; i < sources.size(); ++i) {
+            auto& s = sources[i];
             if (s.done) continue;
+            std::string ignored;  // not watchable yet: polled
+            if (!files[i] && s.reader->started()) files[i] = executor::FileWatch::start(s.reader->target().path, wake, ignored);
             auto c = s.reader->poll();
             s.done = c.done;
             pending = pending || !c.done;
@@ -81,7 +102,9 @@ void pump(std::vector<Source>& sources, Io& io) {
             io.out << text << std::flush;
         }
         if (!pending) return;
-        if (!any) std::this_thread::sleep_for(executor::kPollInterval);
+        std::unique_lock lock(written->mu);
+        if (!any) written->cv.wait_for(lock, executor::kPollInterval, [&] { return written->any; });
+        written->any = false;
     }
 }
 
