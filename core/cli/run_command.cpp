@@ -407,8 +407,12 @@ int cmdRun(const Args& args, Io& io) {
         stopped.wait();
         stopControllers();
     } else {
-        // Only the leader reconciles; every replica serves probes, metrics and webhooks.
-        controller::LeaderElector elector(store, clock, leaderElectionOptions(cfg), log::Logger("leaderelection"), &metrics);
+        // Only the leader reconciles; every replica serves probes, metrics and webhooks. On the
+        // embedded store the Lease's renewals (every retryPeriod) are not synced each: every
+        // contender shares this machine's store file, so a power failure that loses the last
+        // renewal has ended its holder too.
+        controller::LeaderElector elector(backend->controllerStore(), clock, leaderElectionOptions(cfg),
+                                          log::Logger("leaderelection"), &metrics);
         auto wait = controller::stopWaitOn(stopped);
         if (elector.acquire(wait)) {
             startControllers();
