@@ -92,7 +92,8 @@ void pump(std::vector<Source>& sources, Io& io) {
             auto& s = sources[i];
             if (s.done) continue;
             std::string ignored;  // not watchable yet: polled
-            if (!files[i] && s.reader->started()) files[i] = executor::FileWatch::start(s.reader->target().path, wake, ignored);
+            if (!files[i] && s.reader->started())
+                files[i] = executor::FileWatch::start(s.reader->target().path, wake, ignored);
             auto c = s.reader->poll();
             s.done = c.done;
             pending = pending || !c.done;

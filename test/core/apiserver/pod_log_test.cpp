@@ -122,7 +122,8 @@ private:
 // watchdog shuts the socket down: Asio's blocking reads poll without a timeout, SO_RCVTIMEO or not).
 class Client {
 public:
-    explicit Client(const LogServer& s) : token_(s.creds.token), watchdog_([this](std::stop_token stop) { watch(stop); }) {
+    explicit Client(const LogServer& s)
+        : token_(s.creds.token), watchdog_([this](std::stop_token stop) { watch(stop); }) {
         tls_.set_verify_mode(ssl::verify_peer);
         beast::error_code ec;
         tls_.add_certificate_authority(asio::buffer(s.creds.caPem), ec);
