@@ -6,13 +6,13 @@
 #include "core/cli/cli.hpp"
 #include "core/executor/file_watch.hpp"
 #include "core/executor/log_reader.hpp"
+#include "core/store/poll_waiter.hpp"
 #include "core/store/sqlite_store.hpp"
 
 #include <algorithm>
 #include <charconv>
-#include <condition_variable>
+#include <chrono>
 #include <memory>
-#include <mutex>
 
 namespace trainer::core::cli {
 
@@ -68,24 +68,13 @@ struct Source {
     bool done = false;
 };
 
-// What the sources' file watches signal: a write since the last look.
-struct Written {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool any = false;
-};
-
 // Polls every source until all are done (or once each, without follow, until each is read).
-// Between polls that found nothing it waits up to kPollInterval (the store's changes, made by
-// another process, are seen by polling), less when a watched log file is written.
-void pump(std::vector<Source>& sources, Io& io) {
-    auto written = std::make_shared<Written>();
-    std::vector<std::unique_ptr<executor::FileWatch>> files(sources.size());  // once each started
-    auto wake = [written] {
-        std::lock_guard g(written->mu);
-        written->any = true;
-        written->cv.notify_all();
-    };
+// Between polls that found nothing it waits up to kPollInterval (the pod's status, written by
+// another process, is seen by polling), less when a watched log file is written.
+void pump(const Store& store, std::vector<Source>& sources, Io& io) {
+    PollWaiter waiter(store, std::chrono::milliseconds(0));
+    // Each source's once it started; destroyed before the waiter their calls wake.
+    std::vector<std::unique_ptr<executor::FileWatch>> files(sources.size());
     for (;;) {
         bool any = false, pending = false;
         for (size_t i = 0; i < sources.size(); ++i) {
@@ -93,7 +82,7 @@ void pump(std::vector<Source>& sources, Io& io) {
             if (s.done) continue;
             std::string ignored;  // not watchable yet: polled
             if (!files[i] && s.reader->started())
-                files[i] = executor::FileWatch::start(s.reader->target().path, wake, ignored);
+                files[i] = executor::FileWatch::start(s.reader->target().path, [&waiter] { waiter.wake(); }, ignored);
             auto c = s.reader->poll();
             s.done = c.done;
             pending = pending || !c.done;
@@ -103,9 +92,7 @@ void pump(std::vector<Source>& sources, Io& io) {
             io.out << text << std::flush;
         }
         if (!pending) return;
-        std::unique_lock lock(written->mu);
-        if (!any) written->cv.wait_for(lock, executor::kPollInterval, [&] { return written->any; });
-        written->any = false;
+        if (!any) waiter.wait(executor::kPollInterval);
     }
 }
 
@@ -122,7 +109,7 @@ int podLogs(const Store& store, const std::filesystem::path& state, const Args& 
         io.err << errorText(e);
         return 1;
     }
-    pump(sources, io);
+    pump(store, sources, io);
     return 0;
 }
 
@@ -177,11 +164,11 @@ int trainJobLogs(const Store& store, const std::filesystem::path& state, const A
             }
             sources.push_back({std::move(reader), {"[" + key.name + (several ? "/" + c : "") + "] ", {}}});
             if (o.follow) continue;
-            pump(sources, io);  // without -f one container after the other
+            pump(store, sources, io);  // without -f one container after the other
             sources.clear();
         }
     }
-    pump(sources, io);
+    pump(store, sources, io);
     return rc;
 }
 

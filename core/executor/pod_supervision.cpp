@@ -198,12 +198,12 @@ void PodWorker::publish() {
         json::object status = renderPodStatus(record_, times_, now());
         std::string text = json::serialize(status);
         if (text == lastPublished_) return;
-        const bool durable = mustSurvive(status);
+        const bool durable = mustSurvive(status), started = status.contains("startTime");
         (*cur)["status"] = std::move(status);
         auto r = (durable ? ctx_.store : ctx_.progress).updateStatus(*cur);
         if (r.ok()) {
             lastPublished_ = std::move(text);
-            startTimeDurable_ = startTimeDurable_ || (durable && !record_.startTime.empty());
+            startTimeDurable_ = startTimeDurable_ || (durable && started);
             return;
         }
         if (r.status != StoreStatus::Conflict) {

@@ -6,9 +6,9 @@
 namespace trainer::core {
 
 PollWaiter::PollWaiter(const Store& store, std::chrono::milliseconds minGap)
-    : minGap_(minGap), commits_(store.onCommit([this] { committed(); })) {}
+    : minGap_(minGap), commits_(store.onCommit([this] { wake(); })) {}
 
-void PollWaiter::committed() {
+void PollWaiter::wake() {
     {
         std::lock_guard lock(mu_);
         changed_ = true;

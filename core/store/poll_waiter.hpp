@@ -25,20 +25,21 @@ public:
     // Waits as above; false when stopped (at once if stop() came first).
     bool wait(std::chrono::milliseconds interval);
     bool stopped() const;
+    // Ends the current wait (or the next) as this process's commit does: for what else a loop
+    // waits on, such as a watched file's writes (core/executor/file_watch.hpp). Any thread.
+    void wake();
     // Ends the current and every later wait, until restart().
     void stop();
     void restart();
 
 private:
-    void committed();
-
     mutable std::mutex mu_;
     std::condition_variable cv_;
     bool stopping_ = false;
     bool changed_ = false;        // a commit since the last wait returned
     const std::chrono::milliseconds minGap_;
     std::chrono::steady_clock::time_point lastReturn_{};
-    ChangeSubscription commits_;  // last: unsubscribed before the members committed() touches go
+    ChangeSubscription commits_;  // last: unsubscribed before the members wake() touches go
 };
 
 }  // namespace trainer::core
