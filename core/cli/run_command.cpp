@@ -184,6 +184,289 @@ Objects openObjects(const Args& args, const Configuration& cfg, boost::asio::io_
     return o;
 }
 
+// The running operator: its parts as members in start-up order, so they are destroyed in the
+// reverse order (what a part uses outlives it). run() starts them one by one (a failure stops
+// what started and returns 1), reconciles until a signal or a lost lease, then stops them.
+class RunProcess {
+public:
+    RunProcess(const Args& args, Configuration cfg, int workers, std::chrono::milliseconds grace)
+        : args_(args), cfg_(std::move(cfg)), workers_(workers), grace_(grace),
+          pluginDir_(args.has("plugin-dir") || cfg_.pluginDirectory.empty() ? pluginDir(args) : cfg_.pluginDirectory) {
+        health_.setReady("store", false, "store not open");
+        health_.setReady("plugins", false, "plugins not loaded");
+        health_.setReady("webhook", false, "webhook server not listening");
+    }
+
+    int run() {
+        // Health first: probes answer (not ready) while the rest starts.
+        if (!startHealth()) return 1;
+        startIo();
+        loadPlugins();
+        if (!openBackend() || !startWebhooks() || !startMetrics() || !startStatus()) return fail();
+        makeControllers();
+        const int exitCode = reconcileUntilStopped();
+        stopServers();
+        if (certManager_) certManager_->stop();
+        objects_.backend->stop();
+        joinIo();
+        setup_.info("Stopped");
+        return executorError_.empty() ? exitCode : 1;
+    }
+
+private:
+    bool listen(srv::ServerOptions o, std::vector<srv::Route> routes) {
+        std::string name = o.name, addr = o.bindAddress;
+        auto s = std::make_unique<srv::HttpServer>(ioc_, std::move(o), std::move(routes));
+        if (auto err = s->start(); !err.empty()) {
+            setup_.error("Unable to start server", {{"server", name}, {"address", addr}, {"error", err}});
+            return false;
+        }
+        if (s->listening())
+            setup_.info("Serving", {{"server", name}, {"address", addr}, {"port", static_cast<int>(s->port())}});
+        servers_.push_back(std::move(s));
+        return true;
+    }
+
+    void stopServers() {
+        for (auto& s : servers_) s->stop();
+        if (statusServer_) statusServer_->stop();
+    }
+
+    void joinIo() {
+        guard_.reset();
+        ioc_.stop();
+        for (auto& t : ioThreads_) t.join();
+    }
+
+    int fail() {
+        stopServers();
+        joinIo();
+        return 1;
+    }
+
+    void requestStop() {
+        watchdog_.arm(grace_);
+        if (!stopRequested_.exchange(true)) stopSignal_.set_value();
+    }
+
+    bool startHealth() {
+        if (cfg_.healthProbeBindAddress.empty()) return true;
+        return listen(serverOptions("health", cfg_.healthProbeBindAddress),
+                      {probeRoute(cfg_.livenessEndpointName, [this](bool v) { return health_.healthz(v); }),
+                       probeRoute(cfg_.readinessEndpointName, [this](bool v) { return health_.readyz(v); })});
+    }
+
+    // A signal during start-up is honoured once start-up is done.
+    void startIo() {
+        signals_ = std::make_unique<boost::asio::signal_set>(ioc_, SIGINT, SIGTERM);
+        signals_->async_wait([this](const boost::system::error_code& ec, int sig) {
+            if (ec) return;
+            setup_.info("Received signal; draining in-flight reconciles", {{"signal", sig}});
+            requestStop();
+        });
+        for (int i = 0; i < 2; ++i) ioThreads_.emplace_back([this] { ioc_.run(); });
+    }
+
+    void loadPlugins() {
+        registry_.setLogSink(loggerSink(log::Logger("plugin")));
+        registry_.setIsolationObserver([&m = metrics_](const std::string& plugin, std::string_view event, std::string_view reason) {
+            if (event == "failure") m.add("trainer_plugin_isolation_failures_total", {plugin, std::string(reason)});
+            else if (event == "restart") m.add("trainer_plugin_isolation_restarts_total", {plugin});
+            else if (event == "circuit") m.set("trainer_plugin_circuit_open", {plugin}, reason == "open" ? 1 : 0);
+        });
+        registry_.loadDirectory(pluginDir_, withShippedHashes(cfg_.plugins));
+        for (auto const& p : registry_.plugins()) {
+            metrics_.add("trainer_plugin_load_total", {"loaded", "ok"});
+            setup_.info("Loaded plugin", {{"plugin", p->name}, {"version", p->version}, {"path", p->path}});
+        }
+        for (auto const& r : registry_.rejected()) {
+            metrics_.add("trainer_plugin_load_total", {"rejected", r.code});
+            setup_.warn("Rejected plugin", {{"path", r.path}, {"reason", r.reason}, {"code", r.code}});
+        }
+        // A plugin call running longer than its plugins.callTimeout makes /readyz fail, naming it.
+        addStuckCallCheck(health_, [isolation = cfg_.plugins.isolation](const std::string& plugin) {
+            return isolation.limitsFor(plugin).callTimeout;
+        });
+    }
+
+    // The objects: the embedded store (and its Kubernetes API), or a cluster's API server.
+    bool openBackend() {
+        std::string error;
+        objects_ = openObjects(args_, cfg_, ioc_, registry_, metrics_, error);
+        if (!objects_.backend) {
+            setup_.error(clusterMode(args_) ? "Unable to reach the API server" : "Unable to open the store", {{"error", error}});
+            return false;
+        }
+        health_.setReady("plugins", true);
+        health_.setReady("store", true);
+        return true;
+    }
+
+    // In a cluster the operator keeps its webhook certificate itself (upstream's certManagement).
+    void manageCertificate() {
+        auto* client = objects_.backend->client();
+        if (!client || !cfg_.certManagementEnable) return;
+        WebhookCertOptions o;
+        o.ns = objects_.backend->operatorNamespace();
+        o.service = cfg_.webhookServiceName;
+        o.secretName = cfg_.webhookSecretName;
+        if (!cfg_.webhookCertDir.empty()) o.certDir = cfg_.webhookCertDir;
+        certManager_ = std::make_unique<WebhookCertManager>(*client, o);
+        if (auto err = certManager_->ensure(); !err.empty())
+            setup_.error("Webhook certificate management failed", {{"error", err}});
+        if (std::filesystem::exists(std::filesystem::path(o.certDir) / "tls.crt")) cfg_.webhookCertDir = o.certDir;
+        certManager_->start();
+    }
+
+    // Webhooks and HTTPS metrics need certificates.
+    bool startWebhooks() {
+        manageCertificate();
+        if (!cfg_.webhookCertDir.empty()) {
+            certs_ = std::make_unique<srv::CertWatcher>(cfg_.webhookCertDir);
+            certs_->setTlsSettings(cfg_.tls);
+            if (auto err = certs_->load(); !err.empty()) {
+                setup_.error("Unable to load the webhook certificates", {{"certDir", cfg_.webhookCertDir}, {"error", err}});
+                return false;
+            }
+        }
+        registerWebhooks(webhooks_, *objects_.framework, objects_.backend->store());
+        if (certs_) {
+            std::string host = cfg_.webhookHost.find(':') != std::string::npos ? "[" + cfg_.webhookHost + "]" : cfg_.webhookHost;
+            auto o = serverOptions("webhook", host + ":" + std::to_string(cfg_.webhookPort));
+            o.tls = certs_->provider();
+            if (!listen(std::move(o), webhooks_.routes())) return false;
+        } else {
+            setup_.info("No webhook certificate directory given; admission webhooks are not served");
+        }
+        health_.setReady("webhook", true);
+        return true;
+    }
+
+    bool startMetrics() {
+        srv::ServerOptions o = serverOptions("metrics", cfg_.metricsBindAddress);
+        if (certs_ && cfg_.metricsSecureServing) o.tls = certs_->provider();
+        std::string error;
+        auto route = metricsRouteOf(cfg_, metrics_, args_, objects_.backend->client(), error);
+        if (!route) {
+            setup_.error("Unable to guard /metrics", {{"error", error}});
+            return false;
+        }
+        return listen(std::move(o), {std::move(*route)});
+    }
+
+    // The TrainJobStatus feature gate's server.
+    bool startStatus() {
+        std::string error;
+        statusServer_ = startStatusServer(ioc_,
+                                          {&cfg_, &objects_.backend->store(), objects_.operatorNamespace, stateDir(),
+                                           objects_.backend->client(), certs_ ? certs_->provider() : nullptr},
+                                          error);
+        if (error.empty()) return true;
+        setup_.error("Unable to start the status server (feature gate TrainJobStatus)", {{"error", error}});
+        return false;
+    }
+
+    std::filesystem::path stateDir() const { return executor::executorStateDir(args_.get("store", kDefaultStorePath)); }
+
+    // The controllers and, on the embedded store, the local executor that runs the pods (core/executor/).
+    void makeControllers() {
+        controller::ManagerOptions mo;
+        mo.trainJobWorkers = workers_;
+        RunBackend& backend = *objects_.backend;
+        manager_ = std::make_unique<controller::Manager>(backend.controllerStore(), registry_, *objects_.framework, clock_,
+                                                         &metrics_, log::Logger(""), mo);
+        if (clusterMode(args_) || args_.get("local-executor", "true") != "true") return;
+        executor::LocalExecutorOptions lo;
+        lo.stateDir = stateDir();
+        if (statusServer_) {
+            lo.kubelet.tokenIssuer = statusServer_->tokenIssuer;
+            lo.kubelet.nodeHostNames = statusServer_->nodeHostNames;
+        }
+        local_ = std::make_unique<executor::LocalExecutor>(backend.store(), backend.controllerStore(), clock_, &metrics_, lo);
+    }
+
+    void startControllers() {
+        // Opened by the leader only: a standby would misread the leader's live slots.
+        std::string slotsError;
+        inFlight_ = controller::InFlightSlots::open(inFlightFile(args_, clusterMode(args_)), slotsError);
+        if (!inFlight_)
+            setup_.warn("The in-flight record is off: a TrainJob whose build crashes the operator is built again after a restart",
+                        {{"error", slotsError}});
+        manager_->setInFlightSlots(inFlight_.get());
+        manager_->start();
+        setup_.info("Started the controllers", {{"workers", workers_}});
+        if (!local_) return;
+        executorError_ = local_->start();
+        if (!executorError_.empty()) {
+            setup_.error("Unable to start the local executor; pass --local-executor=false to only build objects",
+                         {{"error", executorError_}});
+            requestStop();
+        }
+    }
+
+    void stopControllers() {
+        manager_->stop();
+        if (local_) local_->stop();
+    }
+
+    // Until a signal (exit 0) or, with leader election, a lost lease (exit 1). Only the leader
+    // reconciles; every replica serves probes, metrics and webhooks. On the embedded store the
+    // Lease's renewals (every retryPeriod) are not synced each: every contender shares this
+    // machine's store file, so a power failure that loses the last renewal has ended its holder too.
+    int reconcileUntilStopped() {
+        if (!cfg_.leaderElect) {
+            startControllers();
+            stopped_.wait();
+            stopControllers();
+            return 0;
+        }
+        controller::LeaderElector elector(objects_.backend->controllerStore(), clock_, leaderElectionOptions(cfg_),
+                                          log::Logger("leaderelection"), &metrics_);
+        auto wait = controller::stopWaitOn(stopped_);
+        if (!elector.acquire(wait)) return 0;
+        startControllers();
+        const bool stopping = elector.renew(wait);
+        watchdog_.arm(grace_);
+        stopControllers();
+        if (stopping) {
+            elector.release();
+            return 0;
+        }
+        setup_.error("leader election lost", {{"lease", elector.describe()}});
+        return 1;
+    }
+
+    const Args& args_;
+    Configuration cfg_;
+    const int workers_;
+    const std::chrono::milliseconds grace_;
+    log::Logger setup_{"setup"};
+    // Armed by the stop: bounds everything below that waits on a plugin call (run_safety.hpp).
+    ShutdownWatchdog watchdog_;
+    const std::string pluginDir_;
+    srv::Registry& metrics_ = srv::defaultRegistry();
+    srv::Health health_;
+    boost::asio::io_context ioc_;
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_ = boost::asio::make_work_guard(ioc_);
+    std::vector<std::unique_ptr<srv::HttpServer>> servers_;
+    std::unique_ptr<StatusServerWiring> statusServer_;  // TrainJobStatus gate
+    std::unique_ptr<boost::asio::signal_set> signals_;
+    std::promise<void> stopSignal_;
+    std::shared_future<void> stopped_ = stopSignal_.get_future().share();
+    std::atomic<bool> stopRequested_{false};
+    std::vector<std::thread> ioThreads_;
+    PluginRegistry registry_;
+    Objects objects_;
+    std::unique_ptr<WebhookCertManager> certManager_;
+    std::unique_ptr<srv::CertWatcher> certs_;
+    srv::WebhookServer webhooks_{&metrics_};
+    controller::RealClock clock_;
+    std::unique_ptr<controller::InFlightSlots> inFlight_;  // the poison-pill record; outlives the manager's reconciles
+    std::unique_ptr<controller::Manager> manager_;
+    std::unique_ptr<executor::LocalExecutor> local_;
+    std::string executorError_;
+};
+
 }  // namespace
 
 int cmdRun(const Args& args, Io& io) {
@@ -204,235 +487,8 @@ int cmdRun(const Args& args, Io& io) {
         return 1;
     }
     log::init(logOpts);
-    log::Logger setup("setup");
-    // Armed by the stop: bounds everything below that waits on a plugin call (run_safety.hpp).
-    ShutdownWatchdog watchdog;
-    const std::string plugins = args.has("plugin-dir") || cfg.pluginDirectory.empty() ? pluginDir(args) : cfg.pluginDirectory;
-
-    auto& metrics = srv::defaultRegistry();
-    srv::Health health;
-    health.setReady("store", false, "store not open");
-    health.setReady("plugins", false, "plugins not loaded");
-    health.setReady("webhook", false, "webhook server not listening");
-
-    boost::asio::io_context ioc;
-    auto guard = boost::asio::make_work_guard(ioc);
-    std::vector<std::unique_ptr<srv::HttpServer>> servers;
-    std::unique_ptr<StatusServerWiring> statusServer;  // TrainJobStatus gate
-    auto listen = [&](srv::ServerOptions o, std::vector<srv::Route> routes) -> bool {
-        std::string name = o.name, addr = o.bindAddress;
-        auto s = std::make_unique<srv::HttpServer>(ioc, std::move(o), std::move(routes));
-        if (auto err = s->start(); !err.empty()) {
-            setup.error("Unable to start server", {{"server", name}, {"address", addr}, {"error", err}});
-            return false;
-        }
-        if (s->listening())
-            setup.info("Serving", {{"server", name}, {"address", addr}, {"port", static_cast<int>(s->port())}});
-        servers.push_back(std::move(s));
-        return true;
-    };
-    auto stopServers = [&] {
-        for (auto& s : servers) s->stop();
-        if (statusServer) statusServer->stop();
-    };
-
-    // Health first: probes answer (not ready) while the rest starts.
-    if (!cfg.healthProbeBindAddress.empty() &&
-        !listen(serverOptions("health", cfg.healthProbeBindAddress),
-                {probeRoute(cfg.livenessEndpointName, [&](bool v) { return health.healthz(v); }),
-                 probeRoute(cfg.readinessEndpointName, [&](bool v) { return health.readyz(v); })}))
-        return 1;
-    // A signal during start-up is honoured once start-up is done.
-    boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
-    std::promise<void> stopSignal;
-    std::shared_future<void> stopped = stopSignal.get_future().share();
-    std::atomic<bool> stopRequested{false};
-    auto requestStop = [&] {
-        watchdog.arm(*grace);
-        if (!stopRequested.exchange(true)) stopSignal.set_value();
-    };
-    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-        if (ec) return;
-        setup.info("Received signal; draining in-flight reconciles", {{"signal", sig}});
-        requestStop();
-    });
-    std::vector<std::thread> ioThreads;
-    for (int i = 0; i < 2; ++i) ioThreads.emplace_back([&] { ioc.run(); });
-    auto joinIo = [&] {
-        guard.reset();
-        ioc.stop();
-        for (auto& t : ioThreads) t.join();
-    };
-    auto fail = [&]() {
-        stopServers();
-        joinIo();
-        return 1;
-    };
-
-    PluginRegistry registry;
-    registry.setLogSink(loggerSink(log::Logger("plugin")));
-    registry.setIsolationObserver([&metrics](const std::string& plugin, std::string_view event, std::string_view reason) {
-        if (event == "failure") metrics.add("trainer_plugin_isolation_failures_total", {plugin, std::string(reason)});
-        else if (event == "restart") metrics.add("trainer_plugin_isolation_restarts_total", {plugin});
-        else if (event == "circuit") metrics.set("trainer_plugin_circuit_open", {plugin}, reason == "open" ? 1 : 0);
-    });
-    registry.loadDirectory(plugins, withShippedHashes(cfg.plugins));
-    for (auto const& p : registry.plugins()) {
-        metrics.add("trainer_plugin_load_total", {"loaded", "ok"});
-        setup.info("Loaded plugin", {{"plugin", p->name}, {"version", p->version}, {"path", p->path}});
-    }
-    for (auto const& r : registry.rejected()) {
-        metrics.add("trainer_plugin_load_total", {"rejected", r.code});
-        setup.warn("Rejected plugin", {{"path", r.path}, {"reason", r.reason}, {"code", r.code}});
-    }
-    // A plugin call running longer than its plugins.callTimeout makes /readyz fail, naming it.
-    addStuckCallCheck(health, [isolation = cfg.plugins.isolation](const std::string& plugin) {
-        return isolation.limitsFor(plugin).callTimeout;
-    });
-
-    // The objects: the embedded store (and its Kubernetes API), or a cluster's API server.
-    std::string backendError;
-    auto objects = openObjects(args, cfg, ioc, registry, metrics, backendError);
-    auto& backend = objects.backend;
-    if (!backend) {
-        setup.error(clusterMode(args) ? "Unable to reach the API server" : "Unable to open the store",
-                    {{"error", backendError}});
-        return fail();
-    }
-    Framework& framework = *objects.framework;
-    health.setReady("plugins", true);
-    Store& store = backend->store();
-    health.setReady("store", true);
-
-    // In a cluster the operator keeps its webhook certificate itself (upstream's certManagement).
-    std::unique_ptr<WebhookCertManager> certManager;
-    if (auto* client = backend->client(); client && cfg.certManagementEnable) {
-        WebhookCertOptions o;
-        o.ns = backend->operatorNamespace();
-        o.service = cfg.webhookServiceName;
-        o.secretName = cfg.webhookSecretName;
-        if (!cfg.webhookCertDir.empty()) o.certDir = cfg.webhookCertDir;
-        certManager = std::make_unique<WebhookCertManager>(*client, o);
-        if (auto err = certManager->ensure(); !err.empty())
-            setup.error("Webhook certificate management failed", {{"error", err}});
-        if (std::filesystem::exists(std::filesystem::path(o.certDir) / "tls.crt")) cfg.webhookCertDir = o.certDir;
-        certManager->start();
-    }
-
-    // Webhooks and HTTPS metrics need certificates.
-    std::unique_ptr<srv::CertWatcher> certs;
-    if (!cfg.webhookCertDir.empty()) {
-        certs = std::make_unique<srv::CertWatcher>(cfg.webhookCertDir);
-        certs->setTlsSettings(cfg.tls);
-        if (auto err = certs->load(); !err.empty()) {
-            setup.error("Unable to load the webhook certificates", {{"certDir", cfg.webhookCertDir}, {"error", err}});
-            return fail();
-        }
-    }
-    srv::WebhookServer webhooks(&metrics);
-    registerWebhooks(webhooks, framework, store);
-    if (certs) {
-        std::string host = cfg.webhookHost.find(':') != std::string::npos ? "[" + cfg.webhookHost + "]" : cfg.webhookHost;
-        auto o = serverOptions("webhook", host + ":" + std::to_string(cfg.webhookPort));
-        o.tls = certs->provider();
-        if (!listen(std::move(o), webhooks.routes()))
-            return fail();
-    } else {
-        setup.info("No webhook certificate directory given; admission webhooks are not served");
-    }
-    health.setReady("webhook", true);
-
-    srv::ServerOptions metricsOpts = serverOptions("metrics", cfg.metricsBindAddress);
-    if (certs && cfg.metricsSecureServing) metricsOpts.tls = certs->provider();
-    std::string metricsError;
-    auto metricsRoute = metricsRouteOf(cfg, metrics, args, backend->client(), metricsError);
-    if (!metricsRoute) {
-        setup.error("Unable to guard /metrics", {{"error", metricsError}});
-        return fail();
-    }
-    if (!listen(std::move(metricsOpts), {std::move(*metricsRoute)})) return fail();
-
-    const auto stateDir = executor::executorStateDir(args.get("store", kDefaultStorePath));
-    std::string statusError;
-    statusServer = startStatusServer(
-        ioc, {&cfg, &store, objects.operatorNamespace, stateDir, backend->client(), certs ? certs->provider() : nullptr},
-        statusError);
-    if (!statusError.empty()) {
-        setup.error("Unable to start the status server (feature gate TrainJobStatus)", {{"error", statusError}});
-        return fail();
-    }
-
-    controller::RealClock clock;
-    controller::ManagerOptions mo;
-    mo.trainJobWorkers = workers;
-    std::unique_ptr<controller::InFlightSlots> inFlight;  // the poison-pill record; outlives the manager's reconciles
-    controller::Manager manager(backend->controllerStore(), registry, framework, clock, &metrics, log::Logger(""), mo);
-    // Embedded mode trains for real: the local executor runs the pods (core/executor/).
-    std::unique_ptr<executor::LocalExecutor> local;
-    if (!clusterMode(args) && args.get("local-executor", "true") == "true") {
-        executor::LocalExecutorOptions lo;
-        lo.stateDir = stateDir;
-        if (statusServer) {
-            lo.kubelet.tokenIssuer = statusServer->tokenIssuer;
-            lo.kubelet.nodeHostNames = statusServer->nodeHostNames;
-        }
-        local = std::make_unique<executor::LocalExecutor>(store, backend->controllerStore(), clock, &metrics, lo);
-    }
-    std::string executorError;
-    auto startControllers = [&] {
-        // Opened by the leader only: a standby would misread the leader's live slots.
-        std::string slotsError;
-        inFlight = controller::InFlightSlots::open(inFlightFile(args, clusterMode(args)), slotsError);
-        if (!inFlight)
-            setup.warn("The in-flight record is off: a TrainJob whose build crashes the operator is built again after a restart",
-                       {{"error", slotsError}});
-        manager.setInFlightSlots(inFlight.get());
-        manager.start();
-        setup.info("Started the controllers", {{"workers", workers}});
-        if (!local) return;
-        executorError = local->start();
-        if (!executorError.empty()) {
-            setup.error("Unable to start the local executor; pass --local-executor=false to only build objects",
-                        {{"error", executorError}});
-            requestStop();
-        }
-    };
-    auto stopControllers = [&] {
-        manager.stop();
-        if (local) local->stop();
-    };
-    int exitCode = 0;
-    if (!cfg.leaderElect) {
-        startControllers();
-        stopped.wait();
-        stopControllers();
-    } else {
-        // Only the leader reconciles; every replica serves probes, metrics and webhooks. On the
-        // embedded store the Lease's renewals (every retryPeriod) are not synced each: every
-        // contender shares this machine's store file, so a power failure that loses the last
-        // renewal has ended its holder too.
-        controller::LeaderElector elector(backend->controllerStore(), clock, leaderElectionOptions(cfg),
-                                          log::Logger("leaderelection"), &metrics);
-        auto wait = controller::stopWaitOn(stopped);
-        if (elector.acquire(wait)) {
-            startControllers();
-            const bool stopping = elector.renew(wait);
-            watchdog.arm(*grace);
-            stopControllers();
-            if (stopping) {
-                elector.release();
-            } else {
-                setup.error("leader election lost", {{"lease", elector.describe()}});
-                exitCode = 1;
-            }
-        }
-    }
-    stopServers();
-    if (certManager) certManager->stop();
-    backend->stop();
-    joinIo();
-    setup.info("Stopped");
-    return executorError.empty() ? exitCode : 1;
+    RunProcess process(args, std::move(cfg), workers, *grace);
+    return process.run();
 }
 
 }  // namespace trainer::core::cli
