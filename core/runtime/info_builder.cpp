@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 namespace trainer::core {
@@ -384,6 +385,187 @@ json::object podRequests(const json::object& podSpec, Diagnostics& diag, const s
     return podRequestsImpl(rep, podSpec, p);
 }
 
+namespace {
+
+using PatchTemplates = std::vector<std::pair<std::string, const json::object*>>;  // (path, trainingRuntimeSpec.template)
+
+// Step 1: the runtime template's labels and annotations, then every runtime patch's in order;
+// the patches' templates are step 2's, the TrainJob's spec step 4's.
+struct PatchedMetadata {
+    json::object labels;
+    json::object annotations;
+    PatchTemplates templates;
+    const json::object* tjSpec = nullptr;  // never null: an empty object when the TrainJob has no spec
+};
+
+PatchedMetadata patchedMetadata(Reporter& rt, Reporter& tj, const json::object* templObj, const json::object& trainJob) {
+    static const json::object empty;
+    PatchedMetadata out;
+    auto* tmd = templObj ? rt.member(templObj, "metadata", json::kind::object, "spec.template.metadata") : nullptr;
+    out.labels = rt.stringMap(tmd ? &tmd->get_object() : nullptr, "labels", "spec.template.metadata.labels");
+    out.annotations = rt.stringMap(tmd ? &tmd->get_object() : nullptr, "annotations", "spec.template.metadata.annotations");
+    auto* tjSpecV = tj.member(&trainJob, "spec", json::kind::object, "spec");
+    out.tjSpec = tjSpecV ? &tjSpecV->get_object() : &empty;
+    auto* patches = tj.member(out.tjSpec, "runtimePatches", json::kind::array, "spec.runtimePatches");
+    if (!patches) return out;
+    auto const& a = patches->get_array();
+    for (size_t i = 0; i < a.size(); ++i) {
+        std::string pp = idx("spec.runtimePatches", i);
+        if (!a[i].is_object()) {
+            tj.error(pp, "must be an object", ErrorType::TypeInvalid);
+            continue;
+        }
+        auto* trs = tj.member(&a[i].get_object(), "trainingRuntimeSpec", json::kind::object, pp + ".trainingRuntimeSpec");
+        pp += ".trainingRuntimeSpec.template";
+        auto* t = trs ? tj.member(&trs->get_object(), "template", json::kind::object, pp) : nullptr;
+        if (!t) continue;
+        out.templates.emplace_back(pp, &t->get_object());
+        auto* md = tj.member(&t->get_object(), "metadata", json::kind::object, pp + ".metadata");
+        for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "labels", pp + ".metadata.labels"))
+            out.labels[kv.key()] = kv.value();
+        for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "annotations", pp + ".metadata.annotations"))
+            out.annotations[kv.key()] = kv.value();
+    }
+    return out;
+}
+
+// Step 2: the template's JobSet spec with each patch's spec strategically merged, its replicated
+// jobs back in template order; step 3: apply-configuration semantics (zero values dropped).
+json::value mergedJobSetSpec(Reporter& rt, Reporter& tj, const json::object* templObj, const PatchTemplates& patches,
+                             Diagnostics& diag) {
+    auto* jsV = templObj ? rt.member(templObj, "spec", json::kind::object, "spec.template.spec") : nullptr;
+    json::value jobSet = jsV ? *jsV : json::value(json::object());
+    std::vector<std::string> templateOrder;
+    if (auto* rjs = rt.member(&jobSet.get_object(), "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs"))
+        for (auto const& rj : rjs->get_array()) templateOrder.push_back(rj.is_object() ? str(&rj.get_object(), "name") : "");
+    for (auto const& [pp, t] : patches)
+        if (auto* ps = tj.member(t, "spec", json::kind::object, pp + ".spec")) {
+            json::value merged = strategicMerge(jobSet, *ps, diag, pp + ".spec");
+            if (merged.is_object()) jobSet = std::move(merged);
+        }
+    if (auto* rjs = jobSet.get_object().if_contains("replicatedJobs"); rjs && rjs->is_array()) {
+        // As upstream's sort.SliceStable over order[name]: a job the template lacks ranks 0 (Go's
+        // zero value for a missing map key), so it keeps its place among the rank-0 jobs of
+        // the merge's output.
+        auto rank = [&](const json::value& rj) {
+            std::string n = rj.is_object() ? str(&rj.get_object(), "name") : "";
+            auto it = std::find(templateOrder.begin(), templateOrder.end(), n);
+            return it == templateOrder.end() ? 0 : it - templateOrder.begin();
+        };
+        auto& a = rjs->get_array();
+        std::vector<json::value> sorted(std::make_move_iterator(a.begin()), std::make_move_iterator(a.end()));
+        std::stable_sort(sorted.begin(), sorted.end(), [&](auto const& x, auto const& y) { return rank(x) < rank(y); });
+        for (size_t i = 0; i < sorted.size(); ++i) a[i] = std::move(sorted[i]);
+    }
+    dropZeroValues(jobSet, "");
+    return jobSet;
+}
+
+// What step 4 takes from the TrainJob and the ML policy for every replicated job.
+struct NodeResources {
+    const json::value* resourcesPerNode = nullptr;  // spec.trainer.resourcesPerNode
+    const json::object* mlPolicy = nullptr;
+    // Spec §4.2 step 4(b): an ML policy that runs its launcher as a node (`runLauncherAsNode:
+    // true` in the policy's configuration) also gets the trainer resources on its `node` job.
+    bool launcherAsNode = false;
+};
+
+NodeResources nodeResources(Reporter& tj, const json::object& tjSpec, const json::object* mlPolicy) {
+    NodeResources out{nullptr, mlPolicy, false};
+    if (auto* t = tj.member(&tjSpec, "trainer", json::kind::object, "spec.trainer"))
+        out.resourcesPerNode = tj.member(&t->get_object(), "resourcesPerNode", json::kind::object, "spec.trainer.resourcesPerNode");
+    if (out.resourcesPerNode)
+        for (std::string_view k : {"limits", "requests"})
+            resourceList(tj, &out.resourcesPerNode->get_object(), k, "spec.trainer.resourcesPerNode." + std::string(k));
+    if (mlPolicy)
+        for (auto const& kv : *mlPolicy)
+            if (kv.value().is_object())
+                if (auto* v = kv.value().get_object().if_contains("runLauncherAsNode"); v && v->is_bool() && v->get_bool())
+                    out.launcherAsNode = true;
+    return out;
+}
+
+// Step 4 (a)/(b): the trainer's resources merged into the first container named "node".
+void mergeNodeResources(json::object& podSpec, const json::value& resourcesPerNode, Diagnostics& diag) {
+    auto* cs = podSpec.if_contains("containers");
+    if (!cs || !cs->is_array()) return;
+    for (auto& c : cs->get_array())
+        if (c.is_object() && str(&c.get_object(), "name") == "node") {
+            auto& co = c.get_object();
+            json::value base = co.contains("resources") ? co.at("resources") : json::value(json::object());
+            co["resources"] = strategicMerge(base, resourcesPerNode, diag, "spec.trainer.resourcesPerNode",
+                                             resourceRequirementsPatchSchema());
+            return;
+        }
+}
+
+// Step 4: the PodSet of replicated job `rj` (at `rp`): its count, containers, volumes and requests.
+json::object podSetOf(Reporter& rt, json::object& rj, const std::string& rp, const NodeResources& node, Diagnostics& diag) {
+    std::string name = str(&rj, "name");
+    if (name.empty()) rt.error(rp + ".name", "Required value", ErrorType::Required);
+    auto* jobTemplate = obj(&rj, "template");
+    auto* jobSpec = obj(jobTemplate, "spec");
+    json::object* podSpec = obj(obj(jobSpec, "template"), "spec");
+    const std::string pp = rp + ".template.spec.template.spec";
+    if (!podSpec) rt.error(pp, "Required value", ErrorType::Required);
+
+    int64_t count = 1;
+    if (auto* par = rt.member(jobSpec, "parallelism", json::kind::int64, rp + ".template.spec.parallelism")) count = *integer(*par);
+    json::value ancestor = nullptr;
+    if (auto* l = path(jobTemplate, {"metadata", "labels"}))
+        if (auto* v = l->if_contains(kAncestorLabel); v && v->is_string()) ancestor = *v;
+    const bool trainerJob = ancestor.is_string() && ancestor.get_string() == kTrainerAncestor;
+    if (trainerJob && node.mlPolicy) {
+        count = 1;
+        if (auto* n = rt.member(node.mlPolicy, "numNodes", json::kind::int64, "spec.mlPolicy.numNodes")) count = *integer(*n);
+    }
+    if (node.resourcesPerNode && podSpec && ((trainerJob && node.mlPolicy) || (node.launcherAsNode && name == "node")))
+        mergeNodeResources(*podSpec, *node.resourcesPerNode, diag);
+
+    json::object ps{{"name", name}, {"ancestor", ancestor}, {"count", std::max<int64_t>(count, 1)}};
+    for (std::string_view list : {"initContainers", "containers"}) {
+        json::array out;
+        if (auto* cs = rt.member(podSpec, list, json::kind::array, pp + "." + std::string(list))) {
+            auto const& ca = cs->get_array();
+            for (size_t c = 0; c < ca.size(); ++c) out.push_back(podSetContainer(rt, ca[c], idx(pp + "." + std::string(list), c)));
+        }
+        ps[list] = std::move(out);
+    }
+    auto* vols = rt.member(podSpec, "volumes", json::kind::array, pp + ".volumes");
+    ps["volumes"] = vols ? *vols : json::array();
+    ps["endpoints"] = json::array();
+    ps["singlePodRequests"] = podSpec ? podRequestsImpl(rt, *podSpec, pp) : json::object();
+    return ps;
+}
+
+json::array podSetsOf(Reporter& rt, json::object& jobSetSpec, const NodeResources& node, Diagnostics& diag) {
+    json::array podSets;
+    if (!rt.member(&jobSetSpec, "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs")) return podSets;
+    auto& a = jobSetSpec["replicatedJobs"].get_array();
+    for (size_t i = 0; i < a.size(); ++i) {
+        std::string rp = idx("spec.template.spec.replicatedJobs", i);
+        if (!a[i].is_object()) {
+            rt.error(rp, "must be an object", ErrorType::TypeInvalid);
+            continue;
+        }
+        podSets.push_back(podSetOf(rt, a[i].get_object(), rp, node, diag));
+    }
+    return podSets;
+}
+
+// Step 5: the runtime as Info names it (sdk/docs/info.md).
+json::object runtimeIdentity(const json::object& runtime) {
+    auto* rmd = obj(&runtime, "metadata");
+    json::object meta{{"name", str(rmd, "name")}};
+    if (auto ns = str(rmd, "namespace"); !ns.empty()) meta["namespace"] = ns;
+    for (std::string_view k : {"labels", "annotations"})
+        if (auto* m = obj(rmd, k)) meta[k] = *m;
+    return json::object{{"apiVersion", str(&runtime, "apiVersion")}, {"kind", str(&runtime, "kind")}, {"metadata", std::move(meta)}};
+}
+
+}  // namespace
+
+// Errors are reported in the order of the steps (and so appear in that order).
 json::object buildInfo(const json::object& trainJob, const json::object& runtime, Diagnostics& diag) {
     Reporter rt(diag, keyOf(runtime).display());  // errors in the runtime
     Reporter tj(diag, "");                         // errors in the TrainJob
@@ -398,149 +580,9 @@ json::object buildInfo(const json::object& trainJob, const json::object& runtime
     const json::object* templObj = templ ? &templ->get_object() : nullptr;
     if (!templ) rt.error("spec.template", "Required value", ErrorType::Required);
 
-    // Step 1: labels/annotations, then every runtime patch's in order.
-    auto* tmd = templObj ? rt.member(templObj, "metadata", json::kind::object, "spec.template.metadata") : nullptr;
-    json::object labels = rt.stringMap(tmd ? &tmd->get_object() : nullptr, "labels", "spec.template.metadata.labels");
-    json::object annotations =
-        rt.stringMap(tmd ? &tmd->get_object() : nullptr, "annotations", "spec.template.metadata.annotations");
-
-    auto* tjSpecV = tj.member(&trainJob, "spec", json::kind::object, "spec");
-    const json::object& tjSpec = tjSpecV ? tjSpecV->get_object() : empty;
-    std::vector<std::pair<std::string, const json::object*>> patchTemplates;  // (path, trainingRuntimeSpec.template)
-    if (auto* patches = tj.member(&tjSpec, "runtimePatches", json::kind::array, "spec.runtimePatches")) {
-        auto const& a = patches->get_array();
-        for (size_t i = 0; i < a.size(); ++i) {
-            std::string pp = idx("spec.runtimePatches", i);
-            if (!a[i].is_object()) {
-                tj.error(pp, "must be an object", ErrorType::TypeInvalid);
-                continue;
-            }
-            auto* trs = tj.member(&a[i].get_object(), "trainingRuntimeSpec", json::kind::object, pp + ".trainingRuntimeSpec");
-            pp += ".trainingRuntimeSpec.template";
-            auto* t = trs ? tj.member(&trs->get_object(), "template", json::kind::object, pp) : nullptr;
-            if (!t) continue;
-            patchTemplates.emplace_back(pp, &t->get_object());
-            auto* md = tj.member(&t->get_object(), "metadata", json::kind::object, pp + ".metadata");
-            for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "labels", pp + ".metadata.labels"))
-                labels[kv.key()] = kv.value();
-            for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "annotations", pp + ".metadata.annotations"))
-                annotations[kv.key()] = kv.value();
-        }
-    }
-
-    // Step 2: strategic merge of each patch's spec, then template order restored.
-    auto* jsV = templObj ? rt.member(templObj, "spec", json::kind::object, "spec.template.spec") : nullptr;
-    json::value jobSet = jsV ? *jsV : json::value(json::object());
-    std::vector<std::string> templateOrder;
-    if (auto* rjs = rt.member(&jobSet.get_object(), "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs"))
-        for (auto const& rj : rjs->get_array()) templateOrder.push_back(rj.is_object() ? str(&rj.get_object(), "name") : "");
-    for (auto const& [pp, t] : patchTemplates)
-        if (auto* ps = tj.member(t, "spec", json::kind::object, pp + ".spec")) {
-            json::value merged = strategicMerge(jobSet, *ps, diag, pp + ".spec");
-            if (merged.is_object()) jobSet = std::move(merged);
-        }
-    json::object& jobSetSpec = jobSet.get_object();
-    if (auto* rjs = jobSetSpec.if_contains("replicatedJobs"); rjs && rjs->is_array()) {
-        // As upstream's sort.SliceStable over order[name]: a job the template lacks ranks 0 (Go's
-        // zero value for a missing map key), so it keeps its place among the rank-0 jobs of
-        // the merge's output.
-        auto rank = [&](const json::value& rj) {
-            std::string n = rj.is_object() ? str(&rj.get_object(), "name") : "";
-            auto it = std::find(templateOrder.begin(), templateOrder.end(), n);
-            return it == templateOrder.end() ? 0 : it - templateOrder.begin();
-        };
-        auto& a = rjs->get_array();
-        std::vector<json::value> sorted(a.begin(), a.end());
-        std::stable_sort(sorted.begin(), sorted.end(), [&](auto const& x, auto const& y) { return rank(x) < rank(y); });
-        a = json::array(sorted.begin(), sorted.end());
-    }
-
-    // Step 3: apply-config semantics.
-    dropZeroValues(jobSet, "");
-
-    // Step 4: counts, resources merge, PodSets.
-    const json::object* trainer = nullptr;
-    if (auto* t = tj.member(&tjSpec, "trainer", json::kind::object, "spec.trainer")) trainer = &t->get_object();
-    const json::value* resourcesPerNode =
-        trainer ? tj.member(trainer, "resourcesPerNode", json::kind::object, "spec.trainer.resourcesPerNode") : nullptr;
-    if (resourcesPerNode)
-        for (std::string_view k : {"limits", "requests"})
-            resourceList(tj, &resourcesPerNode->get_object(), k, "spec.trainer.resourcesPerNode." + std::string(k));
-    // Spec §4.2 step 4(b): an ML policy that runs its launcher as a node (`runLauncherAsNode: true`
-    // in the policy's configuration) also gets the trainer resources on its `node` job.
-    bool launcherAsNode = false;
-    if (mlPolicy)
-        for (auto const& kv : *mlPolicy)
-            if (kv.value().is_object())
-                if (auto* v = kv.value().get_object().if_contains("runLauncherAsNode"); v && v->is_bool() && v->get_bool())
-                    launcherAsNode = true;
-
-    json::array podSets;
-    if (rt.member(&jobSetSpec, "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs")) {
-        auto& a = jobSetSpec["replicatedJobs"].get_array();
-        for (size_t i = 0; i < a.size(); ++i) {
-            std::string rp = idx("spec.template.spec.replicatedJobs", i);
-            if (!a[i].is_object()) {
-                rt.error(rp, "must be an object", ErrorType::TypeInvalid);
-                continue;
-            }
-            json::object& rj = a[i].get_object();
-            std::string name = str(&rj, "name");
-            if (name.empty()) rt.error(rp + ".name", "Required value", ErrorType::Required);
-            auto* jobTemplate = obj(&rj, "template");
-            auto* jobSpec = obj(jobTemplate, "spec");
-            json::object* podSpec = obj(obj(jobSpec, "template"), "spec");
-            const std::string pp = rp + ".template.spec.template.spec";
-            if (!podSpec) rt.error(pp, "Required value", ErrorType::Required);
-
-            int64_t count = 1;
-            if (auto* par = rt.member(jobSpec, "parallelism", json::kind::int64, rp + ".template.spec.parallelism"))
-                count = *integer(*par);
-            json::value ancestor = nullptr;
-            if (auto* l = path(jobTemplate, {"metadata", "labels"}))
-                if (auto* v = l->if_contains(kAncestorLabel); v && v->is_string()) ancestor = *v;
-            bool trainerJob = ancestor.is_string() && ancestor.get_string() == kTrainerAncestor;
-            if (trainerJob && mlPolicy) {
-                count = 1;
-                if (auto* n = rt.member(mlPolicy, "numNodes", json::kind::int64, "spec.mlPolicy.numNodes")) count = *integer(*n);
-            }
-
-            // Resource merge into the first container named "node" (§4.2 step 4 (a)/(b)).
-            if (resourcesPerNode && podSpec && ((trainerJob && mlPolicy) || (launcherAsNode && name == "node")))
-                if (auto* cs = podSpec->if_contains("containers"); cs && cs->is_array())
-                    for (auto& c : cs->get_array())
-                        if (c.is_object() && str(&c.get_object(), "name") == "node") {
-                            auto& co = c.get_object();
-                            json::value base = co.contains("resources") ? co.at("resources") : json::value(json::object());
-                            co["resources"] = strategicMerge(base, *resourcesPerNode, diag, "spec.trainer.resourcesPerNode",
-                                                             resourceRequirementsPatchSchema());
-                            break;
-                        }
-
-            json::object ps{{"name", name}, {"ancestor", ancestor}, {"count", std::max<int64_t>(count, 1)}};
-            for (std::string_view list : {"initContainers", "containers"}) {
-                json::array out;
-                if (auto* cs = rt.member(podSpec, list, json::kind::array, pp + "." + std::string(list))) {
-                    auto const& ca = cs->get_array();
-                    for (size_t c = 0; c < ca.size(); ++c)
-                        out.push_back(podSetContainer(rt, ca[c], idx(pp + "." + std::string(list), c)));
-                }
-                ps[list] = std::move(out);
-            }
-            auto* vols = rt.member(podSpec, "volumes", json::kind::array, pp + ".volumes");
-            ps["volumes"] = vols ? *vols : json::array();
-            ps["endpoints"] = json::array();
-            ps["singlePodRequests"] = podSpec ? podRequestsImpl(rt, *podSpec, pp) : json::object();
-            podSets.push_back(std::move(ps));
-        }
-    }
-
-    // Step 5.
-    auto* rmd = obj(&runtime, "metadata");
-    json::object runtimeMeta{{"name", str(rmd, "name")}};
-    if (auto ns = str(rmd, "namespace"); !ns.empty()) runtimeMeta["namespace"] = ns;
-    for (std::string_view k : {"labels", "annotations"})
-        if (auto* m = obj(rmd, k)) runtimeMeta[k] = *m;
+    PatchedMetadata metadata = patchedMetadata(rt, tj, templObj, trainJob);
+    json::value jobSet = mergedJobSetSpec(rt, tj, templObj, metadata.templates, diag);
+    json::array podSets = podSetsOf(rt, jobSet.get_object(), nodeResources(tj, *metadata.tjSpec, mlPolicy), diag);
     json::object policy;
     if (mlPolicy) policy["mlPolicy"] = *mlPolicy;
     if (pgV) policy["podGroupPolicy"] = *pgV;
@@ -548,9 +590,9 @@ json::object buildInfo(const json::object& trainJob, const json::object& runtime
     return json::object{
         {"infoVersion", 1},
         {"trainJob", trainJob},
-        {"runtime", json::object{{"apiVersion", str(&runtime, "apiVersion")}, {"kind", str(&runtime, "kind")}, {"metadata", std::move(runtimeMeta)}}},
-        {"labels", std::move(labels)},
-        {"annotations", std::move(annotations)},
+        {"runtime", runtimeIdentity(runtime)},
+        {"labels", std::move(metadata.labels)},
+        {"annotations", std::move(metadata.annotations)},
         {"runtimePolicy", std::move(policy)},
         {"scheduler", json::object{{"podLabels", json::object()}, {"podAnnotations", json::object()}}},
         {"jobSetSpec", std::move(jobSet)},
