@@ -66,6 +66,19 @@ int cmdRender(const Args& args, Io& io) {
     Session s;
     std::string plugins;
     if (!configuredSession(args, io, s, plugins)) return 1;
+    if (format == "json") {
+        // Each TrainJob built right after its admission, from the Info admission built.
+        JsonListWriter list;
+        auto d = s.admitAndBuild(args.all("filename"), plugins, [&](json::object&& o) { list.add(o); });
+        printDiagnostics(d, io.err);
+        if (!d.ok()) return 1;
+        std::string error;
+        if (!list.write(io.out, error)) {
+            io.err << "error: " << error << "\n";
+            return 1;
+        }
+        return 0;
+    }
     auto d = s.admitInputs(args.all("filename"), plugins);
     if (!d.ok()) {
         printDiagnostics(d, io.err);
@@ -85,18 +98,6 @@ int cmdRender(const Args& args, Io& io) {
         printDiagnostics(d, io.err);
         if (!d.ok()) return 1;
         io.out << toJson(infos, true) << "\n";
-        return 0;
-    }
-    if (format == "json") {
-        JsonListWriter list;
-        d.append(s.buildTrainJobs([&](json::object&& o) { list.add(o); }));
-        printDiagnostics(d, io.err);
-        if (!d.ok()) return 1;
-        std::string error;
-        if (!list.write(io.out, error)) {
-            io.err << "error: " << error << "\n";
-            return 1;
-        }
         return 0;
     }
     auto built = s.buildTrainJobs();

@@ -91,7 +91,27 @@ json::object policyInfo(const json::object& rt) {
 
 }  // namespace
 
+Diagnostics Session::admitAndBuild(const std::vector<std::string>& paths, const std::string& pluginDir,
+                                   const std::function<void(json::object&&)>& each) {
+    std::vector<InputDocument> docs;
+    Diagnostics diag = readInputs(paths, docs);
+    if (!diag.ok()) return diag;
+    Diagnostics built;
+    bool allAdmitted = true;
+    diag = admitDocuments(std::move(docs), {pluginDir}, [&](const AdmittedObject& tj, bool ok, json::object&& info) {
+        allAdmitted = allAdmitted && ok;
+        if (allAdmitted) built.append(buildOne(tj, &info, each));
+    });
+    if (diag.ok()) diag.append(built);
+    return diag;
+}
+
 Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::vector<std::string>& pluginDirs) {
+    return admitDocuments(std::move(docs), pluginDirs, nullptr);
+}
+
+Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::vector<std::string>& pluginDirs,
+                                    const Admitted& admitted) {
     cluster_ = ObjectSet{};
     trainJobs_.clear();
     Diagnostics diag = checkInputSet(docs);
@@ -138,12 +158,15 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
         diag.append(pd);
     }
     trainJobs_.reserve(trainJobs.size());
+    const bool inputsPassed = diag.ok();
     for (std::size_t i : trainJobs) {
-        Diagnostics td = admitTrainJob(*framework_, *held[i], nullptr, cluster_);
+        json::object info;
+        Diagnostics td = admitTrainJob(*framework_, *held[i], nullptr, cluster_, admitted ? &info : nullptr);
         for (auto& e : td.errors) e.origin = origins[i];
         for (auto& w : td.warnings) w.origin = origins[i];
         diag.append(td);
         trainJobs_.push_back(AdmittedObject{*held[i], std::move(origins[i])});
+        if (admitted && inputsPassed) admitted(trainJobs_.back(), td.ok(), std::move(info));
     }
     return diag;
 }
@@ -156,15 +179,18 @@ Session::Built Session::buildTrainJobs() const {
 
 Diagnostics Session::buildTrainJobs(const std::function<void(json::object&&)>& each) const {
     Diagnostics diagnostics;
-    for (auto const& tj : trainJobs_) {
-        auto b = buildTrainJob(*framework_, tj.object, cluster_);
-        for (auto& e : b.diagnostics.errors)
-            if (e.origin.empty()) e.origin = tj.origin;
-        diagnostics.append(b.diagnostics);
-        if (b.snapshot) each(std::move(*b.snapshot));
-        for (auto& o : b.objects) each(std::move(o));
-    }
+    for (auto const& tj : trainJobs_) diagnostics.append(buildOne(tj, nullptr, each));
     return diagnostics;
+}
+
+Diagnostics Session::buildOne(const AdmittedObject& tj, json::object* admittedInfo,
+                              const std::function<void(json::object&&)>& each) const {
+    auto b = buildTrainJob(*framework_, tj.object, cluster_, admittedInfo);
+    for (auto& e : b.diagnostics.errors)
+        if (e.origin.empty()) e.origin = tj.origin;
+    if (b.snapshot) each(std::move(*b.snapshot));
+    for (auto& o : b.objects) each(std::move(o));
+    return std::move(b.diagnostics);
 }
 
 }  // namespace trainer::core::cli

@@ -43,6 +43,13 @@ public:
     // call. Plugins are loaded from `pluginDirs` when the inputs pass the schema and none are
     // loaded yet (their rejections then become warnings).
     Diagnostics admitDocuments(std::vector<InputDocument> docs, const std::vector<std::string>& pluginDirs);
+    // admitInputs then buildTrainJobs(each) in one pass: each TrainJob is built right after its
+    // admission, from the Info admission built (render: one Info per TrainJob, not two). The
+    // diagnostics are the same as the two calls': admission's, then, when every input was
+    // admitted, the builds'. Objects handed to `each` before an admission failed are not to be
+    // used (the result is not ok).
+    Diagnostics admitAndBuild(const std::vector<std::string>& paths, const std::string& pluginDir,
+                              const std::function<void(json::object&&)>& each);
     // One reconcile's build of every admitted TrainJob: each one's runtime snapshot (when new)
     // and objects, errors carrying the TrainJob's origin.
     struct Built {
@@ -63,6 +70,14 @@ public:
     const std::vector<AdmittedObject>& trainJobs() const { return trainJobs_; }
 
 private:
+    // Called after each TrainJob's admission (when the inputs before it passed) with whether it
+    // was admitted and the Info admission built.
+    using Admitted = std::function<void(const AdmittedObject&, bool ok, json::object&& info)>;
+    Diagnostics admitDocuments(std::vector<InputDocument> docs, const std::vector<std::string>& pluginDirs,
+                               const Admitted& admitted);
+    Diagnostics buildOne(const AdmittedObject& tj, json::object* admittedInfo,
+                         const std::function<void(json::object&&)>& each) const;
+
     std::unique_ptr<PluginRegistry> registry_;
     std::unique_ptr<Framework> framework_;
     PluginOptions pluginOptions_;

@@ -14,7 +14,7 @@ std::string snapshotName(const json::object& trainJob) {
 }  // namespace
 
 Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, const json::object* oldTrainJob,
-                          const ClusterReader& cluster) {
+                          const ClusterReader& cluster, json::object* admittedInfo) {
     const auto key = keyOf(trainJob);
     TrainJobScope working(key.ns, key.name);  // crash reports and /readyz name it
     Diagnostics diag = validateTrainJobRef(trainJob, cluster);
@@ -35,10 +35,15 @@ Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, con
     if (oldTrainJob) admission["oldTrainJob"] = *oldTrainJob;
     info["admission"] = std::move(admission);
     diag.append(fw.validate(info, cluster));
+    if (admittedInfo && diag.ok()) {
+        info.erase("admission");  // the last member: the others keep their order
+        *admittedInfo = std::move(info);
+    }
     return diag;
 }
 
-ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, const ClusterReader& cluster) {
+ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, const ClusterReader& cluster,
+                             json::object* admittedInfo) {
     ReconcileBuild out;
     const auto key = keyOf(trainJob);
     TrainJobScope working(key.ns, key.name);  // crash reports and /readyz name it
@@ -53,7 +58,8 @@ ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, 
         return out;
     }
     if (existing.notFound()) out.snapshot = runtimeSnapshot(trainJob, *runtime);
-    json::object info = buildInfo(trainJob, *runtime, out.diagnostics);
+    const bool reuse = admittedInfo && !admittedInfo->empty() && existing.notFound();
+    json::object info = reuse ? std::move(*admittedInfo) : buildInfo(trainJob, *runtime, out.diagnostics);
     if (!out.diagnostics.ok()) return out;
     auto r = fw.build(std::move(info), cluster);
     out.diagnostics.append(r.diagnostics);

@@ -15,9 +15,10 @@ namespace trainer::core {
 
 // Admission of a TrainJob as the validating webhook does it (spec §9.2): runtime reference,
 // then an Info built without Enforce phases, then every active CustomValidation plugin.
-// `oldTrainJob` is set on UPDATE.
+// `oldTrainJob` is set on UPDATE. When `admittedInfo` is given and the TrainJob is admitted, it
+// receives that Info (without its `admission` member) for buildTrainJob.
 Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, const json::object* oldTrainJob,
-                          const ClusterReader& cluster);
+                          const ClusterReader& cluster, json::object* admittedInfo = nullptr);
 
 struct ReconcileBuild {
     std::vector<json::object> objects;          // what the plugins built, in plugin order
@@ -29,6 +30,9 @@ struct ReconcileBuild {
 };
 
 // One reconcile's build (spec §4, §10): resolve the runtime (snapshot first), Info, phases.
-ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, const ClusterReader& cluster);
+// `admittedInfo`, admitTrainJob's from the same cluster state, is the Info when the TrainJob has
+// no runtime snapshot yet (it was built from the same live runtime), instead of a second one.
+ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, const ClusterReader& cluster,
+                             json::object* admittedInfo = nullptr);
 
 }  // namespace trainer::core
