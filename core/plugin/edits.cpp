@@ -139,7 +139,17 @@ std::string EditLedger::checkClaims(const std::string& plugin, const std::vector
     return {};
 }
 
-std::string EditLedger::apply(json::object& info, const std::string& plugin, std::string_view editJson) {
+namespace {
+
+// One edit document, read and checked (sdk/docs/info.md "Edits").
+struct Edit {
+    bool set = false;  // else remove
+    std::vector<std::string> path;
+    json::value value;  // a set's
+};
+
+// Reads `editJson` into `out`; "" or why it is no edit `plugin` may make.
+std::string parseEdit(const std::string& plugin, std::string_view editJson, Edit& out) {
     json::error_code ec;
     json::value edit = json::parse(editJson, ec);
     if (ec || !edit.is_object()) return "plugin " + plugin + " emitted an edit that is not a JSON object";
@@ -151,26 +161,28 @@ std::string EditLedger::apply(json::object& info, const std::string& plugin, std
     std::string opName(op->as_string());
     if (opName != "set" && opName != "remove")
         return "plugin " + plugin + " emitted an edit with unknown op \"" + opName + "\" (set, remove)";
-    std::vector<std::string> path;
-    if (!splitPointer(pathV->as_string(), path) || path.empty())
+    if (!splitPointer(pathV->as_string(), out.path) || out.path.empty())
         return "plugin " + plugin + " emitted an edit with malformed path \"" + std::string(pathV->as_string()) + "\"";
     // Host-provided members (sdk/docs/info.md): the version, the admission request and the
     // operator's identity and feature gates.
-    if (path[0] == "infoVersion" || path[0] == "admission" || path[0] == "operator")
-        return "plugin " + plugin + " may not edit " + joinPath(path);
-    json::value value;
-    if (opName == "set") {
+    const std::string& top = out.path[0];
+    if (top == "infoVersion" || top == "admission" || top == "operator")
+        return "plugin " + plugin + " may not edit " + joinPath(out.path);
+    out.set = opName == "set";
+    if (out.set) {
         auto v = e.if_contains("value");
-        if (!v) return "plugin " + plugin + " emitted a set of " + joinPath(path) + " without a value";
-        value = *v;
+        if (!v) return "plugin " + plugin + " emitted a set of " + joinPath(out.path) + " without a value";
+        out.value = std::move(*v);
     }
-    if (auto c = checkClaims(plugin, path); !c.empty()) return c;
+    return {};
+}
 
-    // Walk to the parent, creating object members on the way.
-    json::value root(std::move(info));
-    auto restore = [&] { info = std::move(root.as_object()); };
+// The value holding the edit's last segment: `root` walked along the path, object members
+// created on the way (a remove of something absent stops with no error and no parent).
+// `parentName` gets the segment naming it.
+json::value* parentOf(json::value& root, const Edit& e, const std::string& plugin, std::string& parentName, std::string& error) {
     json::value* cur = &root;
-    std::string parentName;
+    const auto& path = e.path;
     for (size_t i = 0; i + 1 < path.size(); ++i) {
         const std::string& seg = path[i];
         json::value* next = nullptr;
@@ -178,10 +190,7 @@ std::string EditLedger::apply(json::object& info, const std::string& plugin, std
             auto& o = cur->as_object();
             auto it = o.find(seg);
             if (it == o.end()) {
-                if (opName == "remove") {
-                    restore();
-                    return {};
-                }
+                if (!e.set) return nullptr;
                 next = &o[seg];
                 *next = json::object{};
             } else {
@@ -196,73 +205,93 @@ std::string EditLedger::apply(json::object& info, const std::string& plugin, std
                         break;
                     }
                 if (!next) {
-                    restore();
-                    return "plugin " + plugin + " edited " + joinPath(path) + ", but " + parentName + " has no element with " +
-                           key + " \"" + seg + "\"";
+                    error = "plugin " + plugin + " edited " + joinPath(path) + ", but " + parentName + " has no element with " +
+                            key + " \"" + seg + "\"";
+                    return nullptr;
                 }
             } else if (isIndex(seg) && std::stoul(seg) < cur->as_array().size()) {
                 next = &cur->as_array()[std::stoul(seg)];
             } else {
-                restore();
-                return "plugin " + plugin + " edited " + joinPath(path) + ", but index \"" + seg + "\" does not exist";
+                error = "plugin " + plugin + " edited " + joinPath(path) + ", but index \"" + seg + "\" does not exist";
+                return nullptr;
             }
         } else {
-            restore();
-            return "plugin " + plugin + " edited " + joinPath(path) + ", but " + parentName + " is not an object or list";
+            error = "plugin " + plugin + " edited " + joinPath(path) + ", but " + parentName + " is not an object or list";
+            return nullptr;
         }
         cur = next;
         parentName = seg;
     }
+    return cur;
+}
 
-    const std::string& last = path.back();
-    if (cur->is_object()) {
-        auto& o = cur->as_object();
-        if (opName == "set") o[last] = value;
+// Sets or removes the last segment of the edit's path in `parent`; "" or why it cannot.
+std::string applyAt(json::value& parent, const std::string& parentName, const Edit& e, const std::string& plugin) {
+    const std::string& last = e.path.back();
+    if (parent.is_object()) {
+        auto& o = parent.as_object();
+        if (e.set) o[last] = e.value;
         else o.erase(last);
-    } else if (cur->is_array()) {
-        auto& a = cur->as_array();
-        if (const char* key = listKey(parentName)) {
-            if (opName == "set" && !keyMatches(value, key, last)) {
-                restore();
-                return "plugin " + plugin + " set " + joinPath(path) + " to an element whose " + key + " is not \"" + last + "\"";
-            }
-            auto it = std::find_if(a.begin(), a.end(), [&](auto const& el) { return keyMatches(el, key, last); });
-            if (opName == "set") {
-                if (it != a.end()) *it = value;  // replaced in place
-                else a.push_back(value);         // new items appended in emit order
-            } else if (it != a.end()) {
-                a.erase(it);
-            }
-        } else if (last == "-" && opName == "set") {
-            a.push_back(value);
-        } else if (isIndex(last) && std::stoul(last) < a.size()) {
-            if (opName == "set") a[std::stoul(last)] = value;
-            else a.erase(a.begin() + static_cast<std::ptrdiff_t>(std::stoul(last)));
-        } else {
-            restore();
-            return "plugin " + plugin + " edited " + joinPath(path) + ", but index \"" + last + "\" does not exist";
-        }
-    } else {
-        restore();
-        return "plugin " + plugin + " edited " + joinPath(path) + ", but its parent is not an object or list";
+        return {};
     }
+    if (!parent.is_array()) return "plugin " + plugin + " edited " + joinPath(e.path) + ", but its parent is not an object or list";
+    auto& a = parent.as_array();
+    if (const char* key = listKey(parentName)) {
+        if (e.set && !keyMatches(e.value, key, last))
+            return "plugin " + plugin + " set " + joinPath(e.path) + " to an element whose " + key + " is not \"" + last + "\"";
+        auto it = std::find_if(a.begin(), a.end(), [&](auto const& el) { return keyMatches(el, key, last); });
+        if (e.set) {
+            if (it != a.end()) *it = e.value;  // replaced in place
+            else a.push_back(e.value);         // new items appended in emit order
+        } else if (it != a.end()) {
+            a.erase(it);
+        }
+    } else if (last == "-" && e.set) {
+        a.push_back(e.value);
+    } else if (isIndex(last) && std::stoul(last) < a.size()) {
+        if (e.set) a[std::stoul(last)] = e.value;
+        else a.erase(a.begin() + static_cast<std::ptrdiff_t>(std::stoul(last)));
+    } else {
+        return "plugin " + plugin + " edited " + joinPath(e.path) + ", but index \"" + last + "\" does not exist";
+    }
+    return {};
+}
 
-    // Conflicts: a write by another plugin at, inside or around this path whose value changed.
+}  // namespace
+
+// The edit is made on the Info moved into a json::value (the walk needs one) and moved back,
+// whatever happens.
+std::string EditLedger::apply(json::object& info, const std::string& plugin, std::string_view editJson) {
+    Edit e;
+    if (auto why = parseEdit(plugin, editJson, e); !why.empty()) return why;
+    if (auto c = checkClaims(plugin, e.path); !c.empty()) return c;
+
+    struct Restore {
+        json::object& info;
+        json::value root;
+        ~Restore() { info = std::move(root.as_object()); }
+    } held{info, json::value(std::move(info))};
+    std::string parentName, error;
+    json::value* parent = parentOf(held.root, e, plugin, parentName, error);
+    if (!parent) return error;  // empty: a remove of something absent
+    if (auto why = applyAt(*parent, parentName, e, plugin); !why.empty()) return why;
+    if (auto why = conflictAfter(held.root, plugin, e.path); !why.empty()) return why;
+    writes_.push_back(Write{plugin, std::move(e.path), e.set ? std::move(e.value) : json::value(nullptr)});
+    return {};
+}
+
+// Conflicts: a write by another plugin at, inside or around `path` whose value changed.
+std::string EditLedger::conflictAfter(const json::value& root, const std::string& plugin,
+                                      const std::vector<std::string>& path) const {
     for (auto const& w : writes_) {
         if (w.plugin == plugin) continue;
         if (!isPrefix(w.path, path) && !isPrefix(path, w.path)) continue;
         const json::value* now = resolve(root, w.path);
-        bool same = now ? (*now == w.value) : w.value.is_null();
-        if (!same) {
-            std::string msg = "plugins " + w.plugin + " and " + plugin + " both write " + joinPath(w.path.size() >= path.size() ? w.path : path) +
-                              " with different values (" + w.plugin + ": " + json::serialize(w.value) + ", " + plugin +
-                              ": " + (now ? json::serialize(*now) : std::string("removed")) + ")";
-            restore();
-            return msg;
-        }
+        if (now ? (*now == w.value) : w.value.is_null()) continue;
+        return "plugins " + w.plugin + " and " + plugin + " both write " + joinPath(w.path.size() >= path.size() ? w.path : path) +
+               " with different values (" + w.plugin + ": " + json::serialize(w.value) + ", " + plugin + ": " +
+               (now ? json::serialize(*now) : std::string("removed")) + ")";
     }
-    writes_.push_back(Write{plugin, path, opName == "set" ? value : json::value(nullptr)});
-    restore();
     return {};
 }
 

@@ -38,6 +38,7 @@ private:
         json::value value;
     };
     std::string checkClaims(const std::string& plugin, const std::vector<std::string>& path) const;
+    std::string conflictAfter(const json::value& root, const std::string& plugin, const std::vector<std::string>& path) const;
     std::map<std::string, std::string> claims_;                        // exact claim -> owner
     std::vector<std::pair<std::string, std::string>> prefixClaims_;     // "env:PET_*" -> owner
     std::vector<Write> writes_;
