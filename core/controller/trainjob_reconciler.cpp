@@ -117,6 +117,26 @@ ReconcileResult TrainJobReconciler::reconcile(const ObjectKey& key, const log::L
     }
 }
 
+// What one reconcile works on; its steps below change `status` and add to `errors`.
+struct TrainJobReconciler::Pass {
+    const json::object& trainJob;
+    const json::object& spec;      // an empty object when the TrainJob has none
+    const json::object* metadata;  // null when it has none
+    const json::object prevStatus;
+    json::object status;
+    Clock::time_point now;
+    std::vector<std::string> errors;
+};
+
+namespace {
+
+const json::object kNoSpec;
+
+// Suspended / Resumed; whether the TrainJob is suspended.
+bool markSuspension(TrainJobReconciler::Pass& p);
+
+}  // namespace
+
 ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const log::Logger& log) {
     ReconcileResult result;
     auto current = store_.get(key);
@@ -126,125 +146,143 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
     // Every read of the build and of the status hooks goes through this: after a failed one,
     // nothing built or mapped from what was read is applied or written.
     ReadErrorLatch cluster(store_);
-    static const json::object kEmpty;
     const json::object* spec = objectAt(trainJob, "spec");
-    const json::object& specRef = spec ? *spec : kEmpty;
-    const json::object* md = objectAt(trainJob, "metadata");
-
     std::string managedBy = stringAt(spec, "managedBy");
     if (!managedBy.empty() && managedBy != kTrainJobManagedBy) {
         log.debug("Skipping TrainJob managed by another controller", {{"managedBy", managedBy}});
         return result;
     }
-
-    const json::object* prevStatusPtr = objectAt(trainJob, "status");
-    const json::object prevStatus = prevStatusPtr ? *prevStatusPtr : json::object();
-    json::object status = prevStatus;
-    if (auto guarded = crashGuard(trainJob, status, log)) return *guarded;
+    const json::object* prevStatus = objectAt(trainJob, "status");
+    Pass p{trainJob, spec ? *spec : kNoSpec, objectAt(trainJob, "metadata"), prevStatus ? *prevStatus : json::object(), {}, {}, {}};
+    p.status = p.prevStatus;
+    if (auto guarded = crashGuard(trainJob, p.status, log)) return *guarded;
     // Recorded until this reconcile ends: a fatal signal in a hook marks the TrainJob next time.
     std::optional<InFlightSlots::Claim> inFlight;
-    if (slots_) inFlight.emplace(*slots_, stringAt(md, "uid"), key.ns, key.name, int64At(md, "generation"));
-    auto now = clock_.now();
-    std::vector<std::string> errors;
+    if (slots_) inFlight.emplace(*slots_, stringAt(p.metadata, "uid"), key.ns, key.name, int64At(p.metadata, "generation"));
+    p.now = clock_.now();
 
-    std::string key_ = registryKey(trainJob);
-    const bool supported = key_ == "TrainingRuntime." + std::string(kTrainerGroup) ||
-                           key_ == "ClusterTrainingRuntime." + std::string(kTrainerGroup);
-    if (!supported) {
-        setCondition(status, "Failed", "True", "TrainingRuntimeNotSupported", "unsupported runtime: " + key_, now);
-    } else if (!isFinished(status)) {  // status: prevStatus less a stale PluginCrashed mark
-        Diagnostics resolveDiag;
-        auto runtime = resolveRuntime(trainJob, cluster, resolveDiag, /*useSnapshot=*/true);
-        ReconcileBuild b;
-        if (runtime) b = buildTrainJob(framework_, trainJob, cluster);
-        else b.diagnostics = resolveDiag;
-        if (auto failed = cluster.firstError()) return readFailed(*failed);
-        // The snapshot first, whether or not the build succeeded (upstream writes it before
-        // building); with the built objects in one applyAll (one transaction on the embedded store).
-        std::vector<json::object> children;
-        if (b.snapshot) children.push_back(std::move(*b.snapshot));
-        if (b.diagnostics.ok()) children.insert(children.end(), std::make_move_iterator(b.objects.begin()),
-                                                std::make_move_iterator(b.objects.end()));
-        std::string failure = applyObjects(children, key, log);
-        if (failure.empty() && !b.diagnostics.ok()) failure = joinErrors(b.diagnostics.errors);
-        for (auto const& w : b.diagnostics.warnings) log.warn(w.message, {{"path", w.path}});
-        if (!failure.empty()) {
-            auto reason = runtime ? kReasonResourcesCreationFailed : failureReason(resolveDiag.errors);
-            events_.record(trainJob, "Warning", kReasonResourcesCreationFailed, "Reconciling",
-                           "TrainJob resources reconciliation failed: " + failure);
-            setCondition(status, kCreatedCondition, "False", reason, failure, now);
-            errors.push_back(failure);
-        } else {
-            removeCondition(status, kCreatedCondition);
-        }
-    }
-
-    // Suspended / Resumed.
-    auto suspendIt = specRef.if_contains("suspend");
-    const bool suspended = suspendIt && suspendIt->is_bool() && suspendIt->get_bool();
-    if (suspended) setCondition(status, "Suspended", "True", "Suspended", "TrainJob is suspended", now);
-    else if (isTrue(findCondition(status, "Suspended")))
-        setCondition(status, "Suspended", "False", "Resumed", "TrainJob is resumed", now);
-
+    const std::string runtimeKind = registryKey(trainJob);
+    const bool supported = runtimeKind == "TrainingRuntime." + std::string(kTrainerGroup) ||
+                           runtimeKind == "ClusterTrainingRuntime." + std::string(kTrainerGroup);
+    if (!supported)
+        setCondition(p.status, "Failed", "True", "TrainingRuntimeNotSupported", "unsupported runtime: " + runtimeKind, p.now);
+    else if (!isFinished(p.status))  // status: prevStatus less a stale PluginCrashed mark
+        if (auto failed = buildAndApply(p, key, cluster, log)) return readFailed(*failed);
+    const bool suspended = markSuspension(p);
     // Status from the plugins on every reconcile of a supported runtime, as upstream's
     // setTrainJobStatus runs even when building failed (pkg/controller/trainjob_controller.go):
     // a JobSet that finishes still reaches the TrainJob when a later build cannot succeed.
-    if (supported) {
-        json::object withStatus = trainJob;
-        if (status.empty()) withStatus.erase("status");
-        else withStatus["status"] = status;
-        Diagnostics sd;
-        auto mapped = framework_.status(withStatus, cluster, sd);
-        if (auto failed = cluster.firstError()) return readFailed(*failed);
-        if (auto s = std::move(mapped)) {
-            json::object next = std::move(*s);
-            if (auto* dl = findCondition(prevStatus, "Failed"); dl && stringAt(dl, "reason") == "DeadlineExceeded") {
-                json::object copy = *dl;
-                removeCondition(next, "Failed");
-                auto& conds = next["conditions"];
-                if (!conds.is_array()) conds = json::array();
-                conds.get_array().push_back(std::move(copy));
-            }
-            status = std::move(next);
-        }
-        if (!sd.ok()) errors.push_back(joinErrors(sd.errors));
-    }
-
-    // Active deadline.
-    auto* ads = specRef.if_contains("activeDeadlineSeconds");
-    if (ads && ads->is_int64() && ads->get_int64() > 0 && !isFinished(status) && !suspended) {
-        auto start = parseRfc3339(stringAt(md, "creationTimestamp")).value_or(now);
-        if (auto* resumed = findCondition(status, "Suspended"); resumed && stringAt(resumed, "status") == "False")
-            if (auto t = parseRfc3339(stringAt(resumed, "lastTransitionTime"))) start = *t;
-        auto deadline = start + std::chrono::seconds(ads->get_int64());
-        if (now > deadline) {
-            // Failed is recorded once the children are gone: a finished TrainJob is not visited
-            // again, so a deletion (or the list it needs) that failed is retried first.
-            if (auto err = deleteStatusChildren(trainJob); !err.empty()) {
-                errors.push_back(err);
-            } else {
-                setCondition(status, "Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline", now);
-                log.info("TrainJob exceeded its active deadline");
-            }
-        } else {
-            result.requeueAfter = std::max<Clock::duration>(deadline - now, std::chrono::seconds(1));
-        }
-    }
-
-    if (status != prevStatus) {
-        json::object next = trainJob;
-        next["status"] = status;
-        auto r = store_.updateStatus(next);
-        if (r.status == StoreStatus::Conflict) {
-            log.info("Status update conflicted; retrying", {{"message", r.message}});
-            result.requeue = true;
-        } else if (!r.ok()) {
-            errors.push_back("updating status: " + r.message);
-        }
-    }
-    for (auto const& e : errors) result.error += (result.error.empty() ? "" : "; ") + e;
+    if (supported)
+        if (auto failed = mapPluginStatus(p, cluster)) return readFailed(*failed);
+    enforceDeadline(p, suspended, result, log);
+    writeStatus(p, result, log);
+    for (auto const& e : p.errors) result.error += (result.error.empty() ? "" : "; ") + e;
     return result;
 }
+
+// The build and its children (the runtime snapshot first, whether or not the build succeeded,
+// as upstream writes it before building; with the built objects in one applyAll: one
+// transaction on the embedded store). A read that failed is returned, and nothing is applied.
+std::optional<std::string> TrainJobReconciler::buildAndApply(Pass& p, const ObjectKey& key, ReadErrorLatch& cluster,
+                                                             const log::Logger& log) {
+    Diagnostics resolveDiag;
+    auto runtime = resolveRuntime(p.trainJob, cluster, resolveDiag, /*useSnapshot=*/true);
+    ReconcileBuild b;
+    if (runtime) b = buildTrainJob(framework_, p.trainJob, cluster);
+    else b.diagnostics = resolveDiag;
+    if (auto failed = cluster.firstError()) return failed;
+    std::vector<json::object> children;
+    if (b.snapshot) children.push_back(std::move(*b.snapshot));
+    if (b.diagnostics.ok())
+        children.insert(children.end(), std::make_move_iterator(b.objects.begin()), std::make_move_iterator(b.objects.end()));
+    std::string failure = applyObjects(children, key, log);
+    if (failure.empty() && !b.diagnostics.ok()) failure = joinErrors(b.diagnostics.errors);
+    for (auto const& w : b.diagnostics.warnings) log.warn(w.message, {{"path", w.path}});
+    if (failure.empty()) {
+        removeCondition(p.status, kCreatedCondition);
+        return std::nullopt;
+    }
+    auto reason = runtime ? kReasonResourcesCreationFailed : failureReason(resolveDiag.errors);
+    events_.record(p.trainJob, "Warning", kReasonResourcesCreationFailed, "Reconciling",
+                   "TrainJob resources reconciliation failed: " + failure);
+    setCondition(p.status, kCreatedCondition, "False", reason, failure, p.now);
+    p.errors.push_back(failure);
+    return std::nullopt;
+}
+
+// The TrainJobStatus plugins' status, keeping a DeadlineExceeded failure this controller set.
+// A read that failed is returned, and the status is left as it was.
+std::optional<std::string> TrainJobReconciler::mapPluginStatus(Pass& p, ReadErrorLatch& cluster) {
+    json::object withStatus = p.trainJob;
+    if (p.status.empty()) withStatus.erase("status");
+    else withStatus["status"] = p.status;
+    Diagnostics sd;
+    auto mapped = framework_.status(withStatus, cluster, sd);
+    if (auto failed = cluster.firstError()) return failed;
+    if (auto s = std::move(mapped)) {
+        json::object next = std::move(*s);
+        if (auto* dl = findCondition(p.prevStatus, "Failed"); dl && stringAt(dl, "reason") == "DeadlineExceeded") {
+            json::object copy = *dl;
+            removeCondition(next, "Failed");
+            auto& conds = next["conditions"];
+            if (!conds.is_array()) conds = json::array();
+            conds.get_array().push_back(std::move(copy));
+        }
+        p.status = std::move(next);
+    }
+    if (!sd.ok()) p.errors.push_back(joinErrors(sd.errors));
+    return std::nullopt;
+}
+
+// spec.activeDeadlineSeconds: past it, the children are deleted and then the TrainJob Failed;
+// before it, the reconcile comes back when it passes.
+void TrainJobReconciler::enforceDeadline(Pass& p, bool suspended, ReconcileResult& result, const log::Logger& log) {
+    auto* ads = p.spec.if_contains("activeDeadlineSeconds");
+    if (!ads || !ads->is_int64() || ads->get_int64() <= 0 || isFinished(p.status) || suspended) return;
+    auto start = parseRfc3339(stringAt(p.metadata, "creationTimestamp")).value_or(p.now);
+    if (auto* resumed = findCondition(p.status, "Suspended"); resumed && stringAt(resumed, "status") == "False")
+        if (auto t = parseRfc3339(stringAt(resumed, "lastTransitionTime"))) start = *t;
+    auto deadline = start + std::chrono::seconds(ads->get_int64());
+    if (p.now <= deadline) {
+        result.requeueAfter = std::max<Clock::duration>(deadline - p.now, std::chrono::seconds(1));
+        return;
+    }
+    // Failed is recorded once the children are gone: a finished TrainJob is not visited
+    // again, so a deletion (or the list it needs) that failed is retried first.
+    if (auto err = deleteStatusChildren(p.trainJob); !err.empty()) {
+        p.errors.push_back(err);
+    } else {
+        setCondition(p.status, "Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline", p.now);
+        log.info("TrainJob exceeded its active deadline");
+    }
+}
+
+// The status, when it changed; a conflict comes back as a requeue.
+void TrainJobReconciler::writeStatus(Pass& p, ReconcileResult& result, const log::Logger& log) {
+    if (p.status == p.prevStatus) return;
+    json::object next = p.trainJob;
+    next["status"] = p.status;
+    auto r = store_.updateStatus(next);
+    if (r.status == StoreStatus::Conflict) {
+        log.info("Status update conflicted; retrying", {{"message", r.message}});
+        result.requeue = true;
+    } else if (!r.ok()) {
+        p.errors.push_back("updating status: " + r.message);
+    }
+}
+
+namespace {
+
+bool markSuspension(TrainJobReconciler::Pass& p) {
+    auto suspendIt = p.spec.if_contains("suspend");
+    const bool suspended = suspendIt && suspendIt->is_bool() && suspendIt->get_bool();
+    if (suspended) setCondition(p.status, "Suspended", "True", "Suspended", "TrainJob is suspended", p.now);
+    else if (isTrue(findCondition(p.status, "Suspended")))
+        setCondition(p.status, "Suspended", "False", "Resumed", "TrainJob is resumed", p.now);
+    return suspended;
+}
+
+}  // namespace
 
 void TrainJobReconciler::useInFlightSlots(InFlightSlots* slots, const log::Logger& log) {
     slots_ = slots;

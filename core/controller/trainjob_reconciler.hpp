@@ -17,6 +17,7 @@
 // until its generation changes, when the condition is removed and it is built again.
 #pragma once
 
+#include "core/api/read_error_latch.hpp"
 #include "core/controller/clock.hpp"
 #include "core/controller/events.hpp"
 #include "core/controller/in_flight_slots.hpp"
@@ -78,8 +79,16 @@ public:
     // off, every event of a child queues its TrainJob). Call before the first reconcile.
     void useOwnWrites(OwnWrites* writes) { ownWrites_ = writes; }
 
+    struct Pass;  // one reconcile's working state (trainjob_reconciler.cpp)
+
 private:
+    // Its steps, in order: the build and its children, Suspended, the status plugins, the
+    // active deadline, the status write.
     ReconcileResult reconcileImpl(const ObjectKey& key, const log::Logger& log);
+    std::optional<std::string> buildAndApply(Pass& p, const ObjectKey& key, ReadErrorLatch& cluster, const log::Logger& log);
+    std::optional<std::string> mapPluginStatus(Pass& p, ReadErrorLatch& cluster);
+    void enforceDeadline(Pass& p, bool suspended, ReconcileResult& result, const log::Logger& log);
+    void writeStatus(Pass& p, ReconcileResult& result, const log::Logger& log);
     // The poison-pill guard: a result when the TrainJob must not be built (marked now, or
     // marked before for this generation); removes a stale mark from `status`.
     std::optional<ReconcileResult> crashGuard(const json::object& trainJob, json::object& status, const log::Logger& log);
