@@ -185,11 +185,7 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
 // transaction on the embedded store). A read that failed is returned, and nothing is applied.
 std::optional<std::string> TrainJobReconciler::buildAndApply(Pass& p, const ObjectKey& key, ReadErrorLatch& cluster,
                                                              const log::Logger& log) {
-    Diagnostics resolveDiag;
-    auto runtime = resolveRuntime(p.trainJob, cluster, resolveDiag, /*useSnapshot=*/true);
-    ReconcileBuild b;
-    if (runtime) b = buildTrainJob(framework_, p.trainJob, cluster);
-    else b.diagnostics = resolveDiag;
+    ReconcileBuild b = buildTrainJob(framework_, p.trainJob, cluster);
     if (auto failed = cluster.firstError()) return failed;
     std::vector<json::object> children;
     if (b.snapshot) children.push_back(std::move(*b.snapshot));
@@ -202,7 +198,7 @@ std::optional<std::string> TrainJobReconciler::buildAndApply(Pass& p, const Obje
         removeCondition(p.status, kCreatedCondition);
         return std::nullopt;
     }
-    auto reason = runtime ? kReasonResourcesCreationFailed : failureReason(resolveDiag.errors);
+    auto reason = b.runtimeResolved ? kReasonResourcesCreationFailed : failureReason(b.diagnostics.errors);
     events_.record(p.trainJob, "Warning", kReasonResourcesCreationFailed, "Reconciling",
                    "TrainJob resources reconciliation failed: " + failure);
     setCondition(p.status, kCreatedCondition, "False", reason, failure, p.now);

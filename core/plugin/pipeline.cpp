@@ -49,6 +49,7 @@ ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, 
     TrainJobScope working(key.ns, key.name);  // crash reports and /readyz name it
     auto runtime = resolveRuntime(trainJob, cluster, out.diagnostics, /*useSnapshot=*/true);
     if (!runtime) return out;
+    out.runtimeResolved = true;
     // Only a snapshot known to be absent is written; one that could not be read is an error, so
     // an existing snapshot is never rewritten.
     ObjectKey snapshotKey{"v1", "ConfigMap", key.ns, snapshotName(trainJob)};

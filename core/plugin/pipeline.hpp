@@ -27,6 +27,7 @@ struct ReconcileBuild {
     // even when the build then failed.
     std::optional<json::object> snapshot;
     Diagnostics diagnostics;
+    bool runtimeResolved = false;  // false: `diagnostics` says why the runtime could not be resolved
 };
 
 // One reconcile's build (spec §4, §10): resolve the runtime (snapshot first), Info, phases.
