@@ -132,9 +132,6 @@ namespace {
 
 const json::object kNoSpec;
 
-// Suspended / Resumed; whether the TrainJob is suspended.
-bool markSuspension(TrainJobReconciler::Pass& p);
-
 }  // namespace
 
 ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const log::Logger& log) {
@@ -267,9 +264,8 @@ void TrainJobReconciler::writeStatus(Pass& p, ReconcileResult& result, const log
     }
 }
 
-namespace {
-
-bool markSuspension(TrainJobReconciler::Pass& p) {
+// Suspended / Resumed; whether the TrainJob is suspended.
+bool TrainJobReconciler::markSuspension(Pass& p) {
     auto suspendIt = p.spec.if_contains("suspend");
     const bool suspended = suspendIt && suspendIt->is_bool() && suspendIt->get_bool();
     if (suspended) setCondition(p.status, "Suspended", "True", "Suspended", "TrainJob is suspended", p.now);
@@ -278,7 +274,6 @@ bool markSuspension(TrainJobReconciler::Pass& p) {
     return suspended;
 }
 
-}  // namespace
 
 void TrainJobReconciler::useInFlightSlots(InFlightSlots* slots, const log::Logger& log) {
     slots_ = slots;

@@ -79,13 +79,13 @@ public:
     // off, every event of a child queues its TrainJob). Call before the first reconcile.
     void useOwnWrites(OwnWrites* writes) { ownWrites_ = writes; }
 
-    struct Pass;  // one reconcile's working state (trainjob_reconciler.cpp)
-
 private:
+    struct Pass;  // one reconcile's working state (trainjob_reconciler.cpp)
     // Its steps, in order: the build and its children, Suspended, the status plugins, the
     // active deadline, the status write.
     ReconcileResult reconcileImpl(const ObjectKey& key, const log::Logger& log);
     std::optional<std::string> buildAndApply(Pass& p, const ObjectKey& key, ReadErrorLatch& cluster, const log::Logger& log);
+    static bool markSuspension(Pass& p);
     std::optional<std::string> mapPluginStatus(Pass& p, ReadErrorLatch& cluster);
     void enforceDeadline(Pass& p, bool suspended, ReconcileResult& result, const log::Logger& log);
     void writeStatus(Pass& p, ReconcileResult& result, const log::Logger& log);

@@ -4,6 +4,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -77,8 +78,11 @@ private:
                 if (e->mask & IN_IGNORED) forget(e->wd);  // the file is gone: nothing more comes
                 at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
             }
+            // A burst of writes is one batch of events: each watch is called once for it.
+            std::sort(written.begin(), written.end());
+            written.erase(std::unique(written.begin(), written.end()), written.end());
             std::lock_guard running(calling_);
-            for (auto fn : callbacks(written)) fn();
+            for (auto const& fn : callbacks(written)) fn();
         }
     }
 
