@@ -1,5 +1,7 @@
 #include "core/api/schema.hpp"
 
+#include "core/api/known_patterns.hpp"
+
 #include "core/api/crd_schemas.hpp"
 #include "core/json/io.hpp"
 
@@ -166,10 +168,12 @@ std::size_t charCount(std::string_view s) {
 }
 
 // Compiled regexes, shared; patterns come from the schemas (Go RE2 syntax, ECMAScript-compatible here).
+// The CRDs' own patterns are matched by code (core/api/known_patterns.hpp).
 bool searchPattern(const std::string& pattern, const std::string& s) {
     // std::regex recurses per character; huge inputs would exhaust the stack. No schema pattern
     // or CEL regex here can reasonably match such a string, so it simply fails to match.
     if (s.size() > 8192) return false;
+    if (PatternMatcher known = knownPattern(pattern)) return known(s);
     static std::mutex mu;
     static std::map<std::string, std::optional<std::regex>> cache;
     std::optional<std::regex>* re;
@@ -188,8 +192,6 @@ bool searchPattern(const std::string& pattern, const std::string& s) {
     }
     return !*re || std::regex_search(s, **re);
 }
-
-bool matchesFull(const std::string& s, const char* pattern) { return searchPattern(std::string("^(?:") + pattern + ")$", s); }
 
 // ---- CEL: every rule string in the trainer CRDs, as a C++ predicate ----
 
@@ -343,8 +345,7 @@ struct Validator {
             if (n < -2147483648.0 || n > 2147483647.0)
                 error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " must fit in a 32-bit integer");
         } else if (f == "date-time" && v.is_string()) {
-            static const char* rfc3339 = R"(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))";
-            if (!matchesFull(std::string(v.get_string()), rfc3339))
+            if (!isRfc3339(v.get_string()))
                 error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " must be of type date-time: " + shown(v));
         }
     }
@@ -497,17 +498,17 @@ struct Validator {
 
 // ---- ObjectMeta (what the API server checks for every object) ----
 
-constexpr const char* kDns1123Label = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-constexpr const char* kDns1123Subdomain = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr const char* kQualifiedName = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr const char* kLabelValue = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+constexpr const char* kDns1123Label = kDns1123LabelPattern;
+constexpr const char* kDns1123Subdomain = kDns1123SubdomainPattern;
+constexpr const char* kQualifiedName = kQualifiedNamePattern;
+constexpr const char* kLabelValue = kLabelValuePattern;
 
 // A value quoted in a message, cut by quoteForError (a 10 MB name is not echoed whole).
 std::string quoted(std::string_view s) { return json::serialize(json::value(json::string(quoteForError(s)))); }
 
 void checkSubdomain(Diagnostics& d, const std::string& path, std::string_view v) {
     if (v.size() > 253) d.add(path, "Invalid value: " + quoted(v) + ": must be no more than 253 characters");
-    if (!matchesFull(std::string(v), kDns1123Subdomain))
+    if (!isDns1123Subdomain(v))
         d.add(path, "Invalid value: " + quoted(v) +
                         ": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
                         "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" +
@@ -524,7 +525,7 @@ void checkQualifiedName(Diagnostics& d, const std::string& path, std::string_vie
     }
     if (name.empty()) d.add(path, "Invalid value: " + quoted(key) + ": name part must be non-empty");
     else if (name.size() > 63) d.add(path, "Invalid value: " + quoted(key) + ": name part must be no more than 63 characters");
-    else if (!matchesFull(std::string(name), kQualifiedName))
+    else if (!isQualifiedNamePart(name))
         d.add(path, "Invalid value: " + quoted(key) +
                         ": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
                         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" +
@@ -555,7 +556,7 @@ void validateMeta(const json::object& o, bool namespaced, Diagnostics& d) {
             d.add("metadata.namespace", "Invalid value: " + shown(ns->value()) + ": must be a string", ErrorType::TypeInvalid);
         } else if (std::string_view v = ns->value().get_string(); !v.empty()) {
             if (v.size() > 63) d.add("metadata.namespace", "Invalid value: " + quoted(v) + ": must be no more than 63 characters");
-            if (!matchesFull(std::string(v), kDns1123Label))
+            if (!isDns1123Label(v))
                 d.add("metadata.namespace",
                       "Invalid value: " + quoted(v) +
                           ": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
@@ -582,7 +583,7 @@ void validateMeta(const json::object& o, bool namespaced, Diagnostics& d) {
             total += kv.key().size() + v.size();
             if (field == "labels") {
                 if (v.size() > 63) d.add(path, "Invalid value: " + quoted(v) + ": must be no more than 63 characters");
-                else if (!matchesFull(std::string(v), kLabelValue))
+                else if (!isLabelValue(v))
                     d.add(path, "Invalid value: " + quoted(v) +
                                     ": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
                                     "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
