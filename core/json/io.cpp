@@ -237,14 +237,32 @@ std::string fieldPath(const std::vector<std::string>& segments) {
 // conversion can be 1 ulp off, test/fuzz/README.md finding 7).
 struct ValueBuilder {
     static constexpr std::size_t max_array_size = -1, max_object_size = -1, max_string_size = -1, max_key_size = -1;
+    // Objects with more keys than this check duplicates in a hash set; smaller ones (nearly all)
+    // scan their keys, which allocates nothing once the level's slots exist.
+    static constexpr std::size_t kLinearKeys = 16;
+    // One open object or array. Levels past `depth` are kept, so their key slots are reused.
     struct Level {
         bool object = false;
-        std::size_t index = 0;
-        std::unordered_set<std::string> keys;
+        std::size_t index = 0;          // an array: elements begun so far
+        std::size_t count = 0;          // an object: keys so far, in keys[0, count)
+        std::vector<std::string> keys;  // slots, reused across the objects opened at this depth
+        std::unordered_set<std::string> many;  // every key, once count passes kLinearKeys
+
+        bool seen(const std::string& key) const {
+            if (count > kLinearKeys) return many.count(key) > 0;
+            return std::find(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(count), key) !=
+                   keys.begin() + static_cast<std::ptrdiff_t>(count);
+        }
+        void add(const std::string& key) {
+            if (count < keys.size()) keys[count].assign(key);
+            else keys.push_back(key);
+            if (++count == kLinearKeys + 1) many.insert(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(count));
+            else if (count > kLinearKeys + 1) many.insert(key);
+        }
     };
     json::value_stack stack;
     std::vector<Level> levels;
-    std::vector<std::string> path;  // one segment per open level that has a parent
+    std::size_t depth = 0;  // levels[0, depth) are open
     std::string key, number, message;
 
     bool fail(boost::system::error_code& ec, std::string why) {
@@ -252,23 +270,33 @@ struct ValueBuilder {
         ec = make_error_code(boost::system::errc::invalid_argument);
         return false;
     }
-    std::string where() const {
-        std::string w = fieldPath(path);
+    // "spec.env[1]: ", the open levels' current members but the innermost `skip`; built only for
+    // an error message.
+    std::string where(std::size_t skip = 0) const {
+        std::vector<std::string> segments;
+        for (std::size_t i = 0; i + skip < depth; ++i) {
+            const Level& l = levels[i];
+            if (l.object) segments.push_back(l.count ? l.keys[l.count - 1] : std::string());
+            else segments.push_back(l.index ? "[" + std::to_string(l.index - 1) + "]" : std::string());
+        }
+        std::string w = fieldPath(segments);
         return w.empty() ? w : w + ": ";
     }
-    // Called before any value: in an array it takes the next index as its path segment.
+    // Called before any value: in an array it is the next element.
     void value() {
-        if (!levels.empty() && !levels.back().object) path.back() = "[" + std::to_string(levels.back().index++) + "]";
+        if (depth && !levels[depth - 1].object) ++levels[depth - 1].index;
     }
     bool begin(bool object) {
         value();
-        levels.push_back(Level{object, 0, {}});
-        path.emplace_back();
+        if (depth == levels.size()) levels.emplace_back();
+        Level& l = levels[depth++];
+        l.object = object;
+        l.index = l.count = 0;
+        l.many.clear();
         return true;
     }
     bool end() {
-        levels.pop_back();
-        path.pop_back();
+        --depth;
         return true;
     }
     bool on_document_begin(boost::system::error_code&) { return stack.reset(), true; }
@@ -289,10 +317,9 @@ struct ValueBuilder {
     bool on_key(json::string_view s, std::size_t, boost::system::error_code& ec) {
         stack.push_key(s);
         key.append(s);
-        path.pop_back();
-        std::string at = where();
-        path.push_back(key);
-        if (!levels.back().keys.insert(key).second) return fail(ec, at + "duplicate key \"" + quoteForError(key) + "\"");
+        Level& l = levels[depth - 1];
+        if (l.seen(key)) return fail(ec, where(1) + "duplicate key \"" + quoteForError(key) + "\"");
+        l.add(key);
         key.clear();
         return true;
     }

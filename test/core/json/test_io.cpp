@@ -402,6 +402,36 @@ BOOST_AUTO_TEST_CASE(json_duplicate_keys_are_refused_with_the_field_path) {
     BOOST_TEST(d.errors[0].message.find("duplicate key \"kind\"") != std::string::npos, d.errors[0].message);
 }
 
+// The parser checks small objects by scanning their keys and large ones with a hash set, and
+// reuses each depth's key slots from one object to the next: every way must find the same keys.
+BOOST_AUTO_TEST_CASE(json_duplicate_keys_are_found_in_objects_of_any_size) {
+    auto object = [](std::size_t n, const std::string& extra) {
+        std::string o = "{";
+        for (std::size_t i = 0; i < n; ++i) o += (i ? "," : "") + std::string("\"k") + std::to_string(i) + "\":" + std::to_string(i);
+        return o + extra + "}";
+    };
+    json::value v;
+    std::string error;
+    for (std::size_t n : {1, 15, 16, 17, 18, 40}) {
+        BOOST_TEST_CONTEXT("keys " << n) {
+            BOOST_TEST(parseJson(object(n, ""), v, error), error);
+            BOOST_TEST(v.as_object().size() == n);
+            BOOST_TEST(!parseJson(object(n, ",\"k0\":0"), v, error));  // the first key again
+            BOOST_TEST(error == R"(duplicate key "k0")");
+            const std::string last = "k" + std::to_string(n - 1);
+            BOOST_TEST(!parseJson(R"({"spec":{"env":[{},{},)" + object(n, ",\"" + last + "\":1") + "]}}", v, error));
+            BOOST_TEST(error == "spec.env[2]: duplicate key \"" + last + "\"");
+        }
+    }
+    // Siblings at one depth share the slots: a key of the first is no duplicate in the second.
+    BOOST_TEST(parseJson(R"({"a":)" + object(20, "") + R"(,"b":{"k1":1,"k19":2},"c":[{"k0":0},{"k0":1}]})", v, error), error);
+    BOOST_TEST(!parseJson(R"({"a":{"x":1,"y":2},"b":{"y":1,"x":2,"y":3}})", v, error));
+    BOOST_TEST(error == R"(b: duplicate key "y")");
+    // A key that arrives in parts (escapes) is compared whole.
+    BOOST_TEST(!parseJson(R"({"a\u0062":1,"ab":2})", v, error));
+    BOOST_TEST(error == R"(duplicate key "ab")");
+}
+
 BOOST_AUTO_TEST_CASE(echoed_values_are_truncated_and_valid_utf8) {
     std::string big(10 << 20, 'n');
     std::string q = quoteForError(big);
