@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <unordered_map>
@@ -298,6 +300,13 @@ struct ValueBuilder {
     bool end() {
         --depth;
         return true;
+    }
+    // Before a document: what an earlier one, maybe failed halfway, left behind.
+    void clear() {
+        depth = 0;
+        key.clear();
+        number.clear();
+        message.clear();
     }
     bool on_document_begin(boost::system::error_code&) { return stack.reset(), true; }
     bool on_document_end(boost::system::error_code&) { return true; }
@@ -711,19 +720,59 @@ bool parseYaml(std::string_view text, std::vector<json::value>& docs, std::strin
     return false;
 }
 
+// The thread's parser, kept between calls: its value stack and key slots are reused, so a small
+// document (a stored object, a plugin's answer) allocates only the value it becomes. A document
+// over kReusedParserLimit gets a parser of its own, so a thread keeps no large buffers.
+constexpr std::size_t kReusedParserLimit = std::size_t{1} << 20;
+
+json::basic_parser<ValueBuilder>& threadParser() {
+    static const json::parse_options opts = [] {
+        json::parse_options o;
+        o.max_depth = kMaxNestingDepth;
+        return o;
+    }();
+    thread_local json::basic_parser<ValueBuilder> parser(opts);
+    return parser;
+}
+
 bool parseJson(std::string_view text, json::value& out, std::string& error, bool* limitHit) {
-    json::parse_options opts;
-    opts.max_depth = kMaxNestingDepth;
+    std::optional<json::basic_parser<ValueBuilder>> own;
+    json::basic_parser<ValueBuilder>* parser = &threadParser();
+    if (text.size() > kReusedParserLimit) {
+        json::parse_options opts;
+        opts.max_depth = kMaxNestingDepth;
+        parser = &own.emplace(opts);
+    }
+    parser->reset();
+    parser->handler().clear();
     boost::system::error_code ec;
-    json::basic_parser<ValueBuilder> parser(opts);
-    std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
+    std::size_t used = parser->write_some(false, text.data(), text.size(), ec);
     if (!ec && text.find_first_not_of(" \t\r\n", used) != std::string_view::npos) ec = json::error::extra_data;
-    const std::string& why = parser.handler().message;
+    const std::string& why = parser->handler().message;
     if (limitHit) *limitHit = ec && (ec == json::error::too_deep || !why.empty());
     if (ec == json::error::too_deep) return error = depthMessage(), false;
     if (ec) return error = why.empty() ? ec.message() : why, false;
-    out = parser.handler().stack.release();
+    out = parser->handler().stack.release();
     return true;
+}
+
+json::value parseReusing(std::string_view text, json::error_code& ec, std::size_t maxDepth) {
+    json::parse_options opts;
+    opts.max_depth = maxDepth;
+    if (text.size() > kReusedParserLimit) return json::parse(text, ec, {}, opts);
+    struct Reused {
+        Reused(std::size_t d, const json::parse_options& o) : depth(d), parser({}, o) {}
+        std::size_t depth;
+        json::parser parser;
+    };
+    thread_local std::vector<std::unique_ptr<Reused>> parsers;  // one per depth asked for
+    auto it = std::find_if(parsers.begin(), parsers.end(), [&](auto const& r) { return r->depth == maxDepth; });
+    if (it == parsers.end()) it = parsers.insert(parsers.end(), std::make_unique<Reused>(maxDepth, opts));
+    json::parser& p = (*it)->parser;
+    p.reset();
+    p.write(text.data(), text.size(), ec);
+    if (ec) return nullptr;
+    return p.release();
 }
 
 std::string toValidUtf8(std::string_view s) {
@@ -782,9 +831,7 @@ Diagnostics readInputs(const std::vector<std::string>& paths, std::vector<InputD
 
 std::optional<json::object> parseJsonObject(std::string_view text) {
     boost::system::error_code ec;
-    json::parse_options opts;
-    opts.max_depth = 2 * kMaxNestingDepth;
-    auto v = json::parse(json::string_view(text.data(), text.size()), ec, {}, opts);
+    auto v = parseReusing(text, ec, 2 * kMaxNestingDepth);
     if (ec || !v.is_object()) return std::nullopt;
     return std::move(v.as_object());
 }

@@ -72,6 +72,11 @@ json::value resolvePlainScalar(std::string_view text);
 // nullopt when the text is not a JSON object.
 std::optional<json::object> parseJsonObject(std::string_view text);
 
+// Boost.JSON's json::parse(text, ec, {}, opts with `maxDepth`), through a parser the thread keeps
+// between calls: text this process, its store or a plugin wrote (not user input: parseJson checks
+// that), parsed without allocating the parser's working space each time. Null and `ec` on failure.
+json::value parseReusing(std::string_view text, json::error_code& ec, std::size_t maxDepth = 32);
+
 // JSON text; pretty = 2-space indent. Keys keep their stored order.
 std::string toJson(const json::value& v, bool pretty = false);
 // Appends what toJson writes, as if `v` stood `indent` spaces deep inside a pretty document (its

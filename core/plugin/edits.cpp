@@ -1,5 +1,6 @@
 #include "core/plugin/edits.hpp"
 
+#include "core/json/io.hpp"
 #include "core/plugin/claims.hpp"
 
 #include <algorithm>
@@ -151,7 +152,7 @@ struct Edit {
 // Reads `editJson` into `out`; "" or why it is no edit `plugin` may make.
 std::string parseEdit(const std::string& plugin, std::string_view editJson, Edit& out) {
     json::error_code ec;
-    json::value edit = json::parse(editJson, ec);
+    json::value edit = parseReusing(editJson, ec);
     if (ec || !edit.is_object()) return "plugin " + plugin + " emitted an edit that is not a JSON object";
     auto& e = edit.as_object();
     auto op = e.if_contains("op");

@@ -80,7 +80,7 @@ struct ObjectChecks {
 std::string acceptObject(const std::string& plugin, const std::string& text, ObjectChecks& checks,
                          std::vector<json::object>& objects) {
     json::error_code ec;
-    json::value v = json::parse(text, ec);
+    json::value v = parseReusing(text, ec);
     if (ec || !v.is_object()) return "plugin " + plugin + " emitted an object that is not valid JSON";
     auto key = keyOf(v.as_object());
     if (key.apiVersion.empty() || key.kind.empty() || key.name.empty())
@@ -279,7 +279,7 @@ std::optional<json::object> Framework::status(const json::object& trainJob, cons
         collect(*p, Hook::TrainJobStatus, r, diag);
         if (!r.ok() || r.emitted.empty()) return std::nullopt;
         json::error_code ec;
-        json::value v = json::parse(r.emitted.back(), ec);
+        json::value v = parseReusing(r.emitted.back(), ec);
         if (ec || !v.is_object()) {
             diag.add("status", "plugin " + p->name + " returned a status that is not a JSON object", ErrorType::Internal);
             return std::nullopt;

@@ -1,5 +1,6 @@
 #include "core/store/sqlite_store.hpp"
 
+#include "core/json/io.hpp"
 #include "core/log/log.hpp"
 #include "core/store/private_file.hpp"
 
@@ -71,9 +72,7 @@ private:
 
 json::object parseBody(const std::string& text, const ObjectKey& key) {
     boost::system::error_code ec;
-    json::parse_options opts;
-    opts.max_depth = 1024;  // what the API accepts (512) with room; Boost.JSON's default is 32
-    auto v = json::parse(text, ec, {}, opts);
+    auto v = parseReusing(text, ec, 1024);  // what the API accepts (512) with room; Boost.JSON's default is 32
     if (ec || !v.is_object()) throw std::runtime_error("corrupt object " + key.display() + " in store: not a JSON object");
     return std::move(v.as_object());
 }

@@ -427,6 +427,14 @@ BOOST_AUTO_TEST_CASE(json_duplicate_keys_are_found_in_objects_of_any_size) {
     BOOST_TEST(parseJson(R"({"a":)" + object(20, "") + R"(,"b":{"k1":1,"k19":2},"c":[{"k0":0},{"k0":1}]})", v, error), error);
     BOOST_TEST(!parseJson(R"({"a":{"x":1,"y":2},"b":{"y":1,"x":2,"y":3}})", v, error));
     BOOST_TEST(error == R"(b: duplicate key "y")");
+    // The thread's parser is reused: a document cut short leaves nothing for the next, and a
+    // large one (a parser of its own) parses as a small one does.
+    BOOST_TEST(!parseJson(R"({"a":[{"b":{"c":[1,2,{"d":)", v, error));
+    BOOST_TEST(parseJson(R"({"a":[{"b":1}]})", v, error), error);
+    BOOST_TEST(json::serialize(v) == R"({"a":[{"b":1}]})");
+    const std::string big = "[" + std::string(3 << 20, ' ') + R"({"k":1,"k":2}])";
+    BOOST_TEST(!parseJson(big, v, error));
+    BOOST_TEST(error == R"([0]: duplicate key "k")");
     // A key that arrives in parts (escapes) is compared whole.
     BOOST_TEST(!parseJson(R"({"a\u0062":1,"ab":2})", v, error));
     BOOST_TEST(error == R"(duplicate key "ab")");
