@@ -96,10 +96,11 @@ srv::ServerOptions serverOptions(std::string name, std::string bindAddress) {
     return o;
 }
 
-// The webhooks' admission pool: one thread per CPU, at least 2 (a hanging hook leaves one
-// answering) and at most 4. Admission is CPU work: on a 2-CPU machine 4 threads only took turns
-// (webhook_bench, issue 14 P5: 65-69 us of CPU per AdmissionReview with 2, 75-91 us with 4).
-std::size_t webhookWorkers() {
+// The webhooks' admission pool starts with a thread per CPU, 2 to 4, and grows to 4 when hooks
+// hang (core/server/worker_pool.hpp). Admission is CPU work: on a 2-CPU machine 4 threads only
+// took turns (webhook_bench, issue 14 P5: 65-69 us of CPU per AdmissionReview with 2, 75-91 us
+// with 4).
+std::size_t webhookWorkersAtStart() {
     return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 4);
 }
 
@@ -342,7 +343,8 @@ private:
             std::string host = cfg_.webhookHost.find(':') != std::string::npos ? "[" + cfg_.webhookHost + "]" : cfg_.webhookHost;
             auto o = serverOptions("webhook", host + ":" + std::to_string(cfg_.webhookPort));
             o.tls = certs_->provider();
-            o.workerThreads = webhookWorkers();
+            o.workerThreads = 4;
+            o.workerThreadsAtStart = webhookWorkersAtStart();
             if (!listen(std::move(o), webhooks_.routes())) return false;
         } else {
             setup_.info("No webhook certificate directory given; admission webhooks are not served");

@@ -1,6 +1,7 @@
 #include "core/server/http.hpp"
 
 #include "core/log/log.hpp"
+#include "core/server/worker_pool.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -132,7 +133,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         : io(io), opts(std::move(o)), routes(std::move(r)), acceptor(asio::make_strand(io)),
           logger("http", {{"server", opts.name}}) {
         if (std::any_of(routes.begin(), routes.end(), [](const Route& r) { return r.offload; }))
-            workers = std::make_unique<asio::thread_pool>(std::max<std::size_t>(1, opts.workerThreads));
+            workers = std::make_unique<WorkerPool>(opts.workerThreadsAtStart ? opts.workerThreadsAtStart : opts.workerThreads,
+                                                   opts.workerThreads, opts.workerStuckAfter);
     }
 
     asio::io_context& io;
@@ -148,7 +150,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     std::map<uint64_t, std::weak_ptr<Connection>> connections;
     std::atomic<std::size_t> offloaded{0};  // requests running or waiting on `workers`
     // The pool of offload routes; the last member, so it is joined while the routes still live.
-    std::unique_ptr<asio::thread_pool> workers;
+    std::unique_ptr<WorkerPool> workers;
 
     Response error(unsigned status, std::string message) const {
         return opts.errors ? opts.errors(status, message) : plainError(status, std::move(message));
@@ -197,13 +199,16 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                                      " requests that run plugin code are running or waiting; retry later");
         }
         auto shared = std::make_shared<const Request>(std::move(req));
-        co_return co_await asio::co_spawn(workers->get_executor(), offloadedCall(shared), asio::use_awaitable);
+        workers->submitted();
+        co_return co_await asio::co_spawn(workers->executor(), offloadedCall(shared), asio::use_awaitable);
     }
 
     // One offload route's call, on a worker (a shared_ptr parameter, no lambda captures: the
     // request outlives the call whatever happens to the connection).
     asio::awaitable<Response> offloadedCall(std::shared_ptr<const Request> req) {
+        workers->enter();
         Response r = dispatch(*req);
+        workers->leave();
         offloaded.fetch_sub(1);
         co_return r;
     }

@@ -99,6 +99,11 @@ struct ServerOptions {
     // waiting for one; a request beyond both gets 503 with a message saying so.
     std::size_t workerThreads = 4;
     std::size_t workerQueue = 16;
+    // The pool starts with this many threads (0: workerThreads) and adds one, up to
+    // workerThreads, whenever all of them have been in one call for workerStuckAfter while
+    // another waits (core/server/worker_pool.hpp).
+    std::size_t workerThreadsAtStart = 0;
+    std::chrono::milliseconds workerStuckAfter{200};
 };
 
 // Serves `routes`: unknown path → 404, wrong method → 405, unparsable request → 400, body over the
