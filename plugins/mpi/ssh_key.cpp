@@ -46,6 +46,23 @@ void appendSshString(std::string& out, std::string_view bytes) {
     out.append(bytes);
 }
 
+using P521Point = std::array<unsigned char, kP521PointSize>;
+
+// The public key's uncompressed point (0x04 || X || Y). OpenSSL makes it affine for each call (a
+// field inversion), so a key pair reads it once for both of its encodings.
+std::optional<P521Point> publicPoint(const EVP_PKEY* key, std::string& error) {
+    P521Point point{};
+    size_t pointLen = 0;
+    if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size(), &pointLen) != 1 ||
+        pointLen != kP521PointSize || point[0] != 0x04) {
+        error = opensslError("reading the public key") + " (an uncompressed P-521 point expected)";
+        return std::nullopt;
+    }
+    return point;
+}
+
+std::optional<std::string> sec1Pem(const EVP_PKEY* key, const P521Point& point, std::string& error);
+
 }  // namespace
 
 SshKeyPair::SshKeyPair(SshKeyPair&& o) noexcept
@@ -74,6 +91,13 @@ std::string base64Encode(std::string_view bytes) {
 }
 
 std::optional<std::string> encodeSec1Pem(const EVP_PKEY* key, std::string& error) {
+    auto point = publicPoint(key, error);
+    return point ? sec1Pem(key, *point, error) : std::nullopt;
+}
+
+namespace {
+
+std::optional<std::string> sec1Pem(const EVP_PKEY* key, const P521Point& point, std::string& error) {
     // ECPrivateKey ::= SEQUENCE { version INTEGER 1, privateKey OCTET STRING (66 bytes),
     //   parameters [0] secp521r1, publicKey [1] BIT STRING (0x04 || X || Y) } (RFC 5915 §3),
     // the bytes OpenSSL's "type-specific" PEM encoder writes for a named-curve P-521 key
@@ -111,13 +135,7 @@ std::optional<std::string> encodeSec1Pem(const EVP_PKEY* key, std::string& error
     }
     at += kScalarSize;
     put(kCurve, sizeof kCurve);
-    size_t pointLen = 0;
-    if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, der.data() + at, kP521PointSize, &pointLen) != 1 ||
-        pointLen != kP521PointSize || der[at] != 0x04) {
-        OPENSSL_cleanse(der.data(), der.size());
-        error = opensslError("reading the public key of the private key");
-        return std::nullopt;
-    }
+    put(point.data(), point.size());
 
     // PEM: base64 in lines of 64 characters between the armour lines (RFC 7468 §2).
     static constexpr std::string_view kBegin = "-----BEGIN EC PRIVATE KEY-----\n";
@@ -133,6 +151,8 @@ std::optional<std::string> encodeSec1Pem(const EVP_PKEY* key, std::string& error
     return pem;
 }
 
+}  // namespace
+
 std::optional<SshKeyPair> generateSshKeyPair(std::string& error) {
     ERR_clear_error();
     std::unique_ptr<EVP_PKEY, PkeyFree> pkey(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-521"));
@@ -140,27 +160,18 @@ std::optional<SshKeyPair> generateSshKeyPair(std::string& error) {
         error = opensslError("generating the ECDSA P-521 key");
         return std::nullopt;
     }
-    auto pem = encodeSec1Pem(pkey.get(), error);
+    auto point = publicPoint(pkey.get(), error);
+    if (!point) return std::nullopt;
+    auto pem = sec1Pem(pkey.get(), *point, error);
     if (!pem) return std::nullopt;
     SshKeyPair pair;
     pair.privateKeyPem = std::move(*pem);
 
     // Public key: the uncompressed point, wrapped in the OpenSSH wire format (RFC 5656 §3.1).
-    std::array<unsigned char, kP521PointSize + 8> point{};
-    size_t pointLen = 0;
-    if (EVP_PKEY_get_octet_string_param(pkey.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size(),
-                                        &pointLen) != 1) {
-        error = opensslError("reading the public key");
-        return std::nullopt;
-    }
-    if (pointLen != kP521PointSize || point[0] != 0x04) {
-        error = "reading the public key: not an uncompressed P-521 point";
-        return std::nullopt;
-    }
     std::string blob;
     appendSshString(blob, kKeyType);
     appendSshString(blob, kCurveId);
-    appendSshString(blob, std::string_view(reinterpret_cast<const char*>(point.data()), pointLen));
+    appendSshString(blob, std::string_view(reinterpret_cast<const char*>(point->data()), point->size()));
     pair.authorizedKey = std::string(kKeyType) + " " + base64Encode(blob) + "\n";
     return pair;
 }
