@@ -722,8 +722,9 @@ bool parseYaml(std::string_view text, std::vector<json::value>& docs, std::strin
 
 // The thread's parser, kept between calls: its value stack and key slots are reused, so a small
 // document (a stored object, a plugin's answer) allocates only the value it becomes. A document
-// over kReusedParserLimit gets a parser of its own, so a thread keeps no large buffers.
-constexpr std::size_t kReusedParserLimit = std::size_t{1} << 20;
+// over kReusedParserLimit gets a parser of its own, so a thread keeps no large buffers (a few
+// hundred KB at most, however many threads parse).
+constexpr std::size_t kReusedParserLimit = std::size_t{256} << 10;
 
 json::basic_parser<ValueBuilder>& threadParser() {
     static const json::parse_options opts = [] {
