@@ -101,8 +101,6 @@ bool isLowerAlphaLabel(std::string_view s) {
 
 }  // namespace
 
-bool isDns1123Label(std::string_view s) { return isDns1123LabelChars(s); }
-
 bool isDns1123Subdomain(std::string_view s) {
     for (size_t at = 0;;) {
         const size_t dot = s.find('.', at);

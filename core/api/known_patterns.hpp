@@ -16,7 +16,7 @@ inline constexpr const char* kQualifiedNamePattern = "([A-Za-z0-9][-A-Za-z0-9_.]
 inline constexpr const char* kLabelValuePattern = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 inline constexpr const char* kRfc3339Pattern = R"(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))";
 
-bool isDns1123Label(std::string_view s);      // kDns1123LabelPattern, no length limit
+// kDns1123LabelPattern is core/api/dns_names.hpp's isDns1123LabelChars.
 bool isDns1123Subdomain(std::string_view s);  // kDns1123SubdomainPattern, no length limit
 bool isQualifiedNamePart(std::string_view s); // kQualifiedNamePattern (a label key's name part)
 bool isLabelValue(std::string_view s);        // kLabelValuePattern, no length limit

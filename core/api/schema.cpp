@@ -1,5 +1,6 @@
 #include "core/api/schema.hpp"
 
+#include "core/api/dns_names.hpp"
 #include "core/api/known_patterns.hpp"
 
 #include "core/api/crd_schemas.hpp"
@@ -498,10 +499,6 @@ struct Validator {
 
 // ---- ObjectMeta (what the API server checks for every object) ----
 
-constexpr const char* kDns1123Label = kDns1123LabelPattern;
-constexpr const char* kDns1123Subdomain = kDns1123SubdomainPattern;
-constexpr const char* kQualifiedName = kQualifiedNamePattern;
-constexpr const char* kLabelValue = kLabelValuePattern;
 
 // A value quoted in a message, cut by quoteForError (a 10 MB name is not echoed whole).
 std::string quoted(std::string_view s) { return json::serialize(json::value(json::string(quoteForError(s)))); }
@@ -512,7 +509,7 @@ void checkSubdomain(Diagnostics& d, const std::string& path, std::string_view v)
         d.add(path, "Invalid value: " + quoted(v) +
                         ": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
                         "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" +
-                        kDns1123Subdomain + "')");
+                        kDns1123SubdomainPattern + "')");
 }
 
 void checkQualifiedName(Diagnostics& d, const std::string& path, std::string_view key) {
@@ -529,7 +526,7 @@ void checkQualifiedName(Diagnostics& d, const std::string& path, std::string_vie
         d.add(path, "Invalid value: " + quoted(key) +
                         ": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
                         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" +
-                        kQualifiedName + "')");
+                        kQualifiedNamePattern + "')");
 }
 
 void validateMeta(const json::object& o, bool namespaced, Diagnostics& d) {
@@ -556,12 +553,12 @@ void validateMeta(const json::object& o, bool namespaced, Diagnostics& d) {
             d.add("metadata.namespace", "Invalid value: " + shown(ns->value()) + ": must be a string", ErrorType::TypeInvalid);
         } else if (std::string_view v = ns->value().get_string(); !v.empty()) {
             if (v.size() > 63) d.add("metadata.namespace", "Invalid value: " + quoted(v) + ": must be no more than 63 characters");
-            if (!isDns1123Label(v))
+            if (!isDns1123LabelChars(v))
                 d.add("metadata.namespace",
                       "Invalid value: " + quoted(v) +
                           ": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
                           "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
-                          "validation is '" + std::string(kDns1123Label) + "')");
+                          "validation is '" + std::string(kDns1123LabelPattern) + "')");
         }
     }
     for (std::string_view field : {"labels", "annotations"}) {
@@ -587,7 +584,7 @@ void validateMeta(const json::object& o, bool namespaced, Diagnostics& d) {
                     d.add(path, "Invalid value: " + quoted(v) +
                                     ": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
                                     "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-                                    "'my_value',  or '12345', regex used for validation is '" + std::string(kLabelValue) + "')");
+                                    "'my_value',  or '12345', regex used for validation is '" + std::string(kLabelValuePattern) + "')");
             }
         }
         if (field == "annotations" && total > 256 * 1024)

@@ -1,40 +1,16 @@
 #include "core/apiserver/label_validation.hpp"
 
-#include "core/api/dns_names.hpp"
+#include "core/api/known_patterns.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 
 namespace trainer::core::apiserver {
 
 namespace {
 
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kLabelValueFmt = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-constexpr std::string_view kDns1123SubdomainFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 constexpr std::string_view kQualifiedNameErrMsg =
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool isQualifiedNamePart(std::string_view s) {
-    if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])? joined by '.'
-bool isDns1123Subdomain(std::string_view s) {
-    size_t start = 0;
-    for (;;) {
-        size_t dot = s.find('.', start);
-        auto label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-        if (!isDns1123LabelChars(label)) return false;
-        if (dot == std::string_view::npos) return true;
-        start = dot + 1;
-    }
-}
 
 // validation.RegexError.
 std::string regexError(std::string_view msg, std::string_view fmt, std::vector<std::string_view> examples) {
@@ -53,7 +29,7 @@ std::vector<std::string> subdomainErrors(std::string_view s) {
     if (!isDns1123Subdomain(s))
         errs.push_back(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
                                   "and must start and end with an alphanumeric character",
-                                  kDns1123SubdomainFmt, {"example.com"}));
+                                  kDns1123SubdomainPattern, {"example.com"}));
     return errs;
 }
 
@@ -92,7 +68,7 @@ std::vector<std::string> qualifiedNameErrors(std::string_view key) {
     std::string_view name = key;
     auto slash = key.find('/');
     if (slash != std::string_view::npos && key.find('/', slash + 1) != std::string_view::npos)
-        return {"a qualified name " + regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
+        return {"a qualified name " + regexError(kQualifiedNameErrMsg, kQualifiedNamePattern, {"MyName", "my.name", "123-abc"}) +
                 " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
     if (slash != std::string_view::npos) {
         auto prefix = key.substr(0, slash);
@@ -103,7 +79,7 @@ std::vector<std::string> qualifiedNameErrors(std::string_view key) {
     if (name.empty()) errs.push_back("name part must be non-empty");
     else if (name.size() > 63) errs.push_back("name part " + maxLenError(63));
     if (!isQualifiedNamePart(name))
-        errs.push_back("name part " + regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}));
+        errs.push_back("name part " + regexError(kQualifiedNameErrMsg, kQualifiedNamePattern, {"MyName", "my.name", "123-abc"}));
     return errs;
 }
 
@@ -113,7 +89,7 @@ std::vector<std::string> labelValueErrors(std::string_view value) {
     if (!value.empty() && !isQualifiedNamePart(value))
         errs.push_back(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
                                   "and must start and end with an alphanumeric character",
-                                  kLabelValueFmt, {"MyValue", "my_value", "12345"}));
+                                  kLabelValuePattern, {"MyValue", "my_value", "12345"}));
     return errs;
 }
 

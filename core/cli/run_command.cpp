@@ -96,8 +96,8 @@ srv::ServerOptions serverOptions(std::string name, std::string bindAddress) {
     return o;
 }
 
-// The webhooks' admission pool starts with a thread per CPU, 2 to 4, and grows to 4 when hooks
-// hang (core/server/worker_pool.hpp). Admission is CPU work: on a 2-CPU machine 4 threads only
+// The webhooks' admission pool starts with a thread per CPU, 2 to 4, and grows to its
+// workerThreads (4) when hooks hang (core/server/worker_pool.hpp). Admission is CPU work: on a 2-CPU machine 4 threads only
 // took turns (webhook_bench, issue 14 P5: 65-69 us of CPU per AdmissionReview with 2, 75-91 us
 // with 4).
 std::size_t webhookWorkersAtStart() {
@@ -343,7 +343,6 @@ private:
             std::string host = cfg_.webhookHost.find(':') != std::string::npos ? "[" + cfg_.webhookHost + "]" : cfg_.webhookHost;
             auto o = serverOptions("webhook", host + ":" + std::to_string(cfg_.webhookPort));
             o.tls = certs_->provider();
-            o.workerThreads = 4;
             o.workerThreadsAtStart = webhookWorkersAtStart();
             if (!listen(std::move(o), webhooks_.routes())) return false;
         } else {

@@ -726,24 +726,21 @@ bool parseYaml(std::string_view text, std::vector<json::value>& docs, std::strin
 // hundred KB at most, however many threads parse).
 constexpr std::size_t kReusedParserLimit = std::size_t{256} << 10;
 
+json::parse_options strictOptions() {
+    json::parse_options o;
+    o.max_depth = kMaxNestingDepth;
+    return o;
+}
+
 json::basic_parser<ValueBuilder>& threadParser() {
-    static const json::parse_options opts = [] {
-        json::parse_options o;
-        o.max_depth = kMaxNestingDepth;
-        return o;
-    }();
-    thread_local json::basic_parser<ValueBuilder> parser(opts);
+    thread_local json::basic_parser<ValueBuilder> parser(strictOptions());
     return parser;
 }
 
 bool parseJson(std::string_view text, json::value& out, std::string& error, bool* limitHit) {
     std::optional<json::basic_parser<ValueBuilder>> own;
     json::basic_parser<ValueBuilder>* parser = &threadParser();
-    if (text.size() > kReusedParserLimit) {
-        json::parse_options opts;
-        opts.max_depth = kMaxNestingDepth;
-        parser = &own.emplace(opts);
-    }
+    if (text.size() > kReusedParserLimit) parser = &own.emplace(strictOptions());
     parser->reset();
     parser->handler().clear();
     boost::system::error_code ec;

@@ -11,11 +11,9 @@ std::int64_t nowNanos() {
         .count();
 }
 
-// The slot of the calling pool thread, and the pool it belongs to (a thread serves one pool).
-thread_local const void* tSlotPool = nullptr;
-thread_local void* tSlot = nullptr;
-
 }  // namespace
+
+thread_local WorkerPool::ThreadSlot WorkerPool::tThread_;
 
 WorkerPool::WorkerPool(std::size_t start, std::size_t max, std::chrono::milliseconds stuckAfter)
     : pool_(std::max<std::size_t>(1, std::min(start, max))), max_(std::max<std::size_t>(1, max)), stuckAfter_(stuckAfter),
@@ -44,16 +42,15 @@ void WorkerPool::submitted() {
 }
 
 void WorkerPool::enter() {
-    if (tSlotPool != this) {
+    if (tThread_.pool != this) {
         std::lock_guard lock(mu_);
-        tSlot = &slots_.emplace_back();
-        tSlotPool = this;
+        tThread_ = {this, &slots_.emplace_back()};
     }
-    static_cast<Slot*>(tSlot)->since.store(nowNanos());
+    tThread_.slot->since.store(nowNanos());
     waiting_.fetch_sub(1);
 }
 
-void WorkerPool::leave() { static_cast<Slot*>(tSlot)->since.store(0); }
+void WorkerPool::leave() { tThread_.slot->since.store(0); }
 
 std::size_t WorkerPool::threads() const {
     std::lock_guard lock(mu_);

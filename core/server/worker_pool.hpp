@@ -40,6 +40,12 @@ private:
     struct Slot {
         std::atomic<std::int64_t> since{0};
     };
+    // The calling pool thread's slot (a thread serves one pool: the one in `pool`).
+    struct ThreadSlot {
+        const WorkerPool* pool = nullptr;
+        Slot* slot = nullptr;
+    };
+    static thread_local ThreadSlot tThread_;
     void watch();
     bool everyThreadStuck(std::int64_t now) const;  // under mu_
 
