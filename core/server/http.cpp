@@ -214,13 +214,12 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     }
 
     template <class Stream>
-    asio::awaitable<beast::error_code> write(Stream& s, Connection& c, const Response& r, unsigned version,
-                                             bool keepAlive) {
+    asio::awaitable<beast::error_code> write(Stream& s, Connection& c, Response r, unsigned version, bool keepAlive) {
         http::response<http::string_body> res{static_cast<http::status>(r.status), version};
         res.set(http::field::server, "trainer-operator");
         res.set(http::field::content_type, r.contentType);
         for (const auto& [k, v] : r.headers) res.set(k, v);
-        res.body() = r.body;
+        res.body() = std::move(r.body);
         res.keep_alive(keepAlive);
         res.prepare_payload();
         c.stream.expires_after(opts.bodyTimeout);
@@ -295,9 +294,18 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         }
     }
 
+    // "ip:port" of the connection's peer, or empty when the socket cannot say (read once: it
+    // does not change while the connection lives).
+    static std::string peerOf(Connection& c) {
+        beast::error_code ec;
+        auto ep = c.stream.socket().remote_endpoint(ec);
+        return ec ? std::string() : ep.address().to_string() + ":" + std::to_string(ep.port());
+    }
+
     template <class Stream>
     asio::awaitable<void> serve(Stream& s, Connection& c, bool plain) {
         beast::flat_buffer buffer;
+        const std::string remote = peerOf(c);
         for (;;) {
             http::request_parser<http::string_body> parser;
             parser.body_limit(opts.bodyLimit);
@@ -336,9 +344,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
             if (q != std::string_view::npos) req.query = std::string(target.substr(q + 1));
             for (const auto& f : msg) req.headers.emplace_back(lower(f.name_string()), std::string(f.value()));
             req.body = std::move(msg.body());
-            beast::error_code rec;
-            auto ep = c.stream.socket().remote_endpoint(rec);
-            if (!rec) req.remote = ep.address().to_string() + ":" + std::to_string(ep.port());
+            req.remote = remote;
             if (stopped) co_return;
             Response res = co_await answer(req);
             if (res.stream) {
@@ -346,7 +352,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 co_return;
             }
             bool keepAlive = msg.keep_alive() && !stopped;
-            auto wec = co_await write(s, c, res, msg.version(), keepAlive);
+            auto wec = co_await write(s, c, std::move(res), msg.version(), keepAlive);
             if (wec || !keepAlive) co_return;
         }
     }

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <sstream>
+#include <tuple>
 
 using namespace trainer::core::server;
 using trainer::test::curl;
@@ -99,6 +101,37 @@ BOOST_AUTO_TEST_CASE(routes_methods_and_unknown_paths) {
     }
     auto allow = trainer::test::run("curl -s -i -X DELETE " + url(server, "/echo"));
     BOOST_TEST(allow.output.find("Allow: POST") != std::string::npos);
+    server.stop();
+}
+
+// Every request of a kept-alive connection names the connection's peer (read once per connection).
+BOOST_AUTO_TEST_CASE(requests_name_their_connections_peer) {
+    trainer::test::IoRunner runner;
+    HttpServer server(runner.io, localOptions(),
+                      {Route{"GET", "/peer", [](const Request& r) { return Response{200, "text/plain", r.remote, {}, {}}; }}});
+    BOOST_TEST_REQUIRE(server.start() == "");
+    // Two transfers in one curl run reuse one connection; -w prints each one's local end.
+    auto r = trainer::test::run("curl -sS " + url(server, "/peer") + " " + url(server, "/peer") +
+                                " -w ' %{local_ip}:%{local_port} %{num_connects}\\n'");
+    BOOST_TEST_REQUIRE(r.exitCode == 0, r.output);
+    std::istringstream lines(r.output);
+    std::string first, second;
+    BOOST_TEST_REQUIRE(static_cast<bool>(std::getline(lines, first)));
+    BOOST_TEST_REQUIRE(static_cast<bool>(std::getline(lines, second)));
+    auto peerAndClient = [](const std::string& line) {
+        std::istringstream in(line);
+        std::string peer, client;
+        int connects = -1;
+        in >> peer >> client >> connects;
+        return std::make_tuple(peer, client, connects);
+    };
+    auto [peer1, client1, connects1] = peerAndClient(first);
+    auto [peer2, client2, connects2] = peerAndClient(second);
+    BOOST_TEST(peer1 == client1);
+    BOOST_TEST(peer2 == client2);
+    BOOST_TEST(connects1 == 1);
+    BOOST_TEST(connects2 == 0, "the second transfer reused the first's connection: " << r.output);
+    BOOST_TEST(peer1.starts_with("127.0.0.1:"));
     server.stop();
 }
 
