@@ -70,3 +70,30 @@ BOOST_AUTO_TEST_CASE(an_empty_list) {
     BOOST_TEST(w.write(out, error));
     BOOST_TEST(out.str() == toJson(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array{}}}, true) + "\n");
 }
+
+// Enough spilled text for several read-ahead windows and output batches, added partly in key order
+// (read back a window at a time) and partly out of it (read one by one): the same List.
+BOOST_AUTO_TEST_CASE(many_spilled_texts_in_and_out_of_order) {
+    std::vector<json::object> items;
+    for (int i = 0; i < 600; ++i) items.push_back(configMap("a", "cm-" + std::to_string(100000 + i), i % 1500 + 900));
+    for (int i = 0; i < 300; ++i) items.push_back(configMap("b", "cm-" + std::to_string(100000 + (i * 7919) % 300), 2000 + i));
+    for (int i = 0; i < 5; ++i) items.push_back(configMap("c", "cm-" + std::to_string(999 - i), 200000 + i));  // each over a window
+    JsonListWriter w(0);
+    std::size_t bytes = 0;
+    for (auto const& o : items) {
+        w.add(o);
+        std::string text;
+        appendJson(text, o, true, 4);
+        bytes += text.size();
+    }
+    BOOST_TEST_REQUIRE(bytes > std::size_t{1} << 20);  // several 256 KiB windows and batches
+    std::ostringstream out;
+    std::string error;
+    BOOST_TEST_REQUIRE(w.write(out, error), error);
+    BOOST_TEST(w.spilled() == items.size());
+    std::sort(items.begin(), items.end(), [](auto const& a, auto const& b) { return keyOf(a) < keyOf(b); });
+    json::array arr(items.begin(), items.end());
+    const std::string want = toJson(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(arr)}}, true) + "\n";
+    BOOST_TEST(out.str().size() == want.size());
+    BOOST_TEST((out.str() == want));
+}
