@@ -2,6 +2,7 @@
 
 #include "core/json/io.hpp"
 #include "core/json/same_in_order.hpp"
+#include "core/runtime/lazy_field_path.hpp"
 #include "core/runtime/strategic_merge.hpp"
 
 #include <trainer/quantity.hpp>
@@ -76,25 +77,25 @@ public:
         diag_.errors.push_back(FieldError{std::move(p), std::move(msg), t, origin_});
     }
     // The member `key` of `o` when it has the expected JSON kind; reports and returns null otherwise.
-    const json::value* member(const json::object* o, std::string_view key, json::kind k, const std::string& p) {
+    const json::value* member(const json::object* o, std::string_view key, json::kind k, const LazyFieldPath& p) {
         if (!o) return nullptr;
         auto* v = o->if_contains(key);
         if (!v || v->is_null()) return nullptr;
         bool ok = v->kind() == k || (k == json::kind::int64 && integer(*v));
         if (!ok) {
-            error(p, std::string("must be ") + kindName(k), ErrorType::TypeInvalid);
+            error(p.str(), std::string("must be ") + kindName(k), ErrorType::TypeInvalid);
             return nullptr;
         }
         return v;
     }
     // A map of strings (labels/annotations); wrong-typed entries are reported and skipped.
-    json::object stringMap(const json::object* o, std::string_view key, const std::string& p) {
+    json::object stringMap(const json::object* o, std::string_view key, const LazyFieldPath& p) {
         json::object out;
         auto* m = member(o, key, json::kind::object, p);
         if (!m) return out;
         for (auto const& kv : m->get_object()) {
             if (kv.value().is_string()) out[kv.key()] = kv.value();
-            else error(p + "[" + std::string(kv.key()) + "]", "must be a string", ErrorType::TypeInvalid);
+            else error(p.str() + "[" + std::string(kv.key()) + "]", "must be a string", ErrorType::TypeInvalid);
         }
         return out;
     }
@@ -153,23 +154,23 @@ void dropZeroValues(json::value& v, std::string_view field) {
 // ---- resources ----
 
 // requests of a `resources` object, invalid quantities reported at `p` and skipped.
-json::object resourceList(Reporter& rep, const json::object* resources, std::string_view key, const std::string& p) {
+json::object resourceList(Reporter& rep, const json::object* resources, std::string_view key, const LazyFieldPath& p) {
     json::object out;
     auto* list = rep.member(resources, key, json::kind::object, p);
     if (!list) return out;
     for (auto const& kv : list->get_object()) {
         auto q = sdk::Quantity::fromJson(kv.value());
         if (q) out[kv.key()] = q->toString();
-        else rep.error(p + "[" + std::string(kv.key()) + "]", std::string(kQuantityMessage));
+        else rep.error(p.str() + "[" + std::string(kv.key()) + "]", std::string(kQuantityMessage));
     }
     return out;
 }
 
 // Type errors of the container lists and `resources` are the PodSet projection's to report;
 // here only the quantities are checked.
-json::object containerRequests(Reporter& rep, const json::value& c, const std::string& p) {
+json::object containerRequests(Reporter& rep, const json::value& c, const LazyFieldPath& p) {
     if (!c.is_object()) return {};
-    return resourceList(rep, obj(&c.get_object(), "resources"), "requests", p + ".resources.requests");
+    return resourceList(rep, obj(&c.get_object(), "resources"), "requests", p / ".resources.requests");
 }
 
 const json::array* list(const json::object& o, std::string_view key) {
@@ -177,18 +178,19 @@ const json::array* list(const json::object& o, std::string_view key) {
     return (v && v->is_array()) ? &v->get_array() : nullptr;
 }
 
-json::object podRequestsImpl(Reporter& rep, const json::object& podSpec, const std::string& p) {
+json::object podRequestsImpl(Reporter& rep, const json::object& podSpec, const LazyFieldPath& p) {
     json::object reqs;
     if (auto* cs = list(podSpec, "containers")) {
         auto const& a = *cs;
-        for (size_t i = 0; i < a.size(); ++i)
-            reqs = *sdk::addResourceLists(reqs, containerRequests(rep, a[i], idx(p + ".containers", i)));
+        const LazyFieldPath at = p / ".containers";
+        for (size_t i = 0; i < a.size(); ++i) reqs = *sdk::addResourceLists(reqs, containerRequests(rep, a[i], at[i]));
     }
     json::object restartable, initMax;
     if (auto* ics = list(podSpec, "initContainers")) {
         auto const& a = *ics;
+        const LazyFieldPath at = p / ".initContainers";
         for (size_t i = 0; i < a.size(); ++i) {
-            json::object r = containerRequests(rep, a[i], idx(p + ".initContainers", i));
+            json::object r = containerRequests(rep, a[i], at[i]);
             bool sidecar = a[i].is_object() && str(&a[i].get_object(), "restartPolicy") == "Always";
             if (sidecar) {
                 reqs = *sdk::addResourceLists(reqs, r);
@@ -201,31 +203,31 @@ json::object podRequestsImpl(Reporter& rep, const json::object& podSpec, const s
         }
     }
     reqs = *sdk::maxResourceLists(reqs, initMax);
-    auto* podRes = rep.member(&podSpec, "resources", json::kind::object, p + ".resources");
-    json::object podLevel = resourceList(rep, podRes ? &podRes->get_object() : nullptr, "requests", p + ".resources.requests");
+    auto* podRes = rep.member(&podSpec, "resources", json::kind::object, p / ".resources");
+    json::object podLevel = resourceList(rep, podRes ? &podRes->get_object() : nullptr, "requests", p / ".resources.requests");
     for (auto const& kv : podLevel)
         if (podLevelResource(kv.key())) reqs[kv.key()] = kv.value();
-    json::object overhead = resourceList(rep, &podSpec, "overhead", p + ".overhead");
+    json::object overhead = resourceList(rep, &podSpec, "overhead", p / ".overhead");
     return *sdk::addResourceLists(reqs, overhead);
 }
 
 // The PodSet view of a container: {name, image?, command?, args?, env, ports, volumeMounts, resources?}.
-json::object podSetContainer(Reporter& rep, const json::value& c, const std::string& p) {
+json::object podSetContainer(Reporter& rep, const json::value& c, const LazyFieldPath& p) {
     json::object out;
     if (!c.is_object()) {
-        rep.error(p, "must be an object", ErrorType::TypeInvalid);
+        rep.error(p.str(), "must be an object", ErrorType::TypeInvalid);
         return out;
     }
     auto const& co = c.get_object();
     out["name"] = str(&co, "name");
-    if (auto* v = rep.member(&co, "image", json::kind::string, p + ".image")) out["image"] = *v;
-    if (auto* v = rep.member(&co, "command", json::kind::array, p + ".command")) out["command"] = *v;
-    if (auto* v = rep.member(&co, "args", json::kind::array, p + ".args")) out["args"] = *v;
-    for (std::string_view list : {"env", "ports", "volumeMounts"}) {
-        auto* v = rep.member(&co, list, json::kind::array, p + "." + std::string(list));
-        out[list] = v ? *v : json::array();
+    if (auto* v = rep.member(&co, "image", json::kind::string, p / ".image")) out["image"] = *v;
+    if (auto* v = rep.member(&co, "command", json::kind::array, p / ".command")) out["command"] = *v;
+    if (auto* v = rep.member(&co, "args", json::kind::array, p / ".args")) out["args"] = *v;
+    for (std::string_view list : {".env", ".ports", ".volumeMounts"}) {
+        auto* v = rep.member(&co, list.substr(1), json::kind::array, p / list);
+        out[list.substr(1)] = v ? *v : json::array();
     }
-    if (auto* v = rep.member(&co, "resources", json::kind::object, p + ".resources")) out["resources"] = *v;
+    if (auto* v = rep.member(&co, "resources", json::kind::object, p / ".resources")) out["resources"] = *v;
     return out;
 }
 
@@ -382,7 +384,7 @@ json::object runtimeSnapshot(const json::object& trainJob, const json::object& r
 
 json::object podRequests(const json::object& podSpec, Diagnostics& diag, const std::string& p) {
     Reporter rep(diag, "");
-    return podRequestsImpl(rep, podSpec, p);
+    return podRequestsImpl(rep, podSpec, LazyFieldPath(p));
 }
 
 namespace {
@@ -415,15 +417,16 @@ PatchedMetadata patchedMetadata(Reporter& rt, Reporter& tj, const json::object* 
             tj.error(pp, "must be an object", ErrorType::TypeInvalid);
             continue;
         }
-        auto* trs = tj.member(&a[i].get_object(), "trainingRuntimeSpec", json::kind::object, pp + ".trainingRuntimeSpec");
+        auto* trs = tj.member(&a[i].get_object(), "trainingRuntimeSpec", json::kind::object, LazyFieldPath(pp) / ".trainingRuntimeSpec");
         pp += ".trainingRuntimeSpec.template";
         auto* t = trs ? tj.member(&trs->get_object(), "template", json::kind::object, pp) : nullptr;
         if (!t) continue;
         out.templates.emplace_back(pp, &t->get_object());
-        auto* md = tj.member(&t->get_object(), "metadata", json::kind::object, pp + ".metadata");
-        for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "labels", pp + ".metadata.labels"))
+        const LazyFieldPath at(pp);
+        auto* md = tj.member(&t->get_object(), "metadata", json::kind::object, at / ".metadata");
+        for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "labels", at / ".metadata.labels"))
             out.labels[kv.key()] = kv.value();
-        for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "annotations", pp + ".metadata.annotations"))
+        for (auto const& kv : tj.stringMap(md ? &md->get_object() : nullptr, "annotations", at / ".metadata.annotations"))
             out.annotations[kv.key()] = kv.value();
     }
     return out;
@@ -439,7 +442,7 @@ json::value mergedJobSetSpec(Reporter& rt, Reporter& tj, const json::object* tem
     if (auto* rjs = rt.member(&jobSet.get_object(), "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs"))
         for (auto const& rj : rjs->get_array()) templateOrder.push_back(rj.is_object() ? str(&rj.get_object(), "name") : "");
     for (auto const& [pp, t] : patches)
-        if (auto* ps = tj.member(t, "spec", json::kind::object, pp + ".spec")) {
+        if (auto* ps = tj.member(t, "spec", json::kind::object, LazyFieldPath(pp) / ".spec")) {
             json::value merged = strategicMerge(jobSet, *ps, diag, pp + ".spec");
             if (merged.is_object()) jobSet = std::move(merged);
         }
@@ -476,7 +479,7 @@ NodeResources nodeResources(Reporter& tj, const json::object& tjSpec, const json
         out.resourcesPerNode = tj.member(&t->get_object(), "resourcesPerNode", json::kind::object, "spec.trainer.resourcesPerNode");
     if (out.resourcesPerNode)
         for (std::string_view k : {"limits", "requests"})
-            resourceList(tj, &out.resourcesPerNode->get_object(), k, "spec.trainer.resourcesPerNode." + std::string(k));
+            resourceList(tj, &out.resourcesPerNode->get_object(), k, LazyFieldPath("spec.trainer.resourcesPerNode.") / k);
     if (mlPolicy)
         for (auto const& kv : *mlPolicy)
             if (kv.value().is_object())
@@ -500,17 +503,17 @@ void mergeNodeResources(json::object& podSpec, const json::value& resourcesPerNo
 }
 
 // Step 4: the PodSet of replicated job `rj` (at `rp`): its count, containers, volumes and requests.
-json::object podSetOf(Reporter& rt, json::object& rj, const std::string& rp, const NodeResources& node, Diagnostics& diag) {
+json::object podSetOf(Reporter& rt, json::object& rj, const LazyFieldPath& rp, const NodeResources& node, Diagnostics& diag) {
     std::string name = str(&rj, "name");
-    if (name.empty()) rt.error(rp + ".name", "Required value", ErrorType::Required);
+    if (name.empty()) rt.error((rp / ".name").str(), "Required value", ErrorType::Required);
     auto* jobTemplate = obj(&rj, "template");
     auto* jobSpec = obj(jobTemplate, "spec");
     json::object* podSpec = obj(obj(jobSpec, "template"), "spec");
-    const std::string pp = rp + ".template.spec.template.spec";
-    if (!podSpec) rt.error(pp, "Required value", ErrorType::Required);
+    const LazyFieldPath pp = rp / ".template.spec.template.spec";
+    if (!podSpec) rt.error(pp.str(), "Required value", ErrorType::Required);
 
     int64_t count = 1;
-    if (auto* par = rt.member(jobSpec, "parallelism", json::kind::int64, rp + ".template.spec.parallelism")) count = *integer(*par);
+    if (auto* par = rt.member(jobSpec, "parallelism", json::kind::int64, rp / ".template.spec.parallelism")) count = *integer(*par);
     json::value ancestor = nullptr;
     if (auto* l = path(jobTemplate, {"metadata", "labels"}))
         if (auto* v = l->if_contains(kAncestorLabel); v && v->is_string()) ancestor = *v;
@@ -523,15 +526,16 @@ json::object podSetOf(Reporter& rt, json::object& rj, const std::string& rp, con
         mergeNodeResources(*podSpec, *node.resourcesPerNode, diag);
 
     json::object ps{{"name", name}, {"ancestor", ancestor}, {"count", std::max<int64_t>(count, 1)}};
-    for (std::string_view list : {"initContainers", "containers"}) {
+    for (std::string_view list : {".initContainers", ".containers"}) {
         json::array out;
-        if (auto* cs = rt.member(podSpec, list, json::kind::array, pp + "." + std::string(list))) {
+        const LazyFieldPath at = pp / list;
+        if (auto* cs = rt.member(podSpec, list.substr(1), json::kind::array, at)) {
             auto const& ca = cs->get_array();
-            for (size_t c = 0; c < ca.size(); ++c) out.push_back(podSetContainer(rt, ca[c], idx(pp + "." + std::string(list), c)));
+            for (size_t c = 0; c < ca.size(); ++c) out.push_back(podSetContainer(rt, ca[c], at[c]));
         }
-        ps[list] = std::move(out);
+        ps[list.substr(1)] = std::move(out);
     }
-    auto* vols = rt.member(podSpec, "volumes", json::kind::array, pp + ".volumes");
+    auto* vols = rt.member(podSpec, "volumes", json::kind::array, pp / ".volumes");
     ps["volumes"] = vols ? *vols : json::array();
     ps["endpoints"] = json::array();
     ps["singlePodRequests"] = podSpec ? podRequestsImpl(rt, *podSpec, pp) : json::object();
@@ -542,10 +546,11 @@ json::array podSetsOf(Reporter& rt, json::object& jobSetSpec, const NodeResource
     json::array podSets;
     if (!rt.member(&jobSetSpec, "replicatedJobs", json::kind::array, "spec.template.spec.replicatedJobs")) return podSets;
     auto& a = jobSetSpec["replicatedJobs"].get_array();
+    const LazyFieldPath jobs("spec.template.spec.replicatedJobs");
     for (size_t i = 0; i < a.size(); ++i) {
-        std::string rp = idx("spec.template.spec.replicatedJobs", i);
+        const LazyFieldPath rp = jobs[i];
         if (!a[i].is_object()) {
-            rt.error(rp, "must be an object", ErrorType::TypeInvalid);
+            rt.error(rp.str(), "must be an object", ErrorType::TypeInvalid);
             continue;
         }
         podSets.push_back(podSetOf(rt, a[i].get_object(), rp, node, diag));
