@@ -25,15 +25,45 @@ constexpr PolicyGroup kPolicyGroups[] = {
 };
 bool isPolicyClaim(const std::string& c) { return c.rfind("mlPolicy", 0) == 0 || c.rfind("podGroupPolicy", 0) == 0; }
 
+// The runtime's configuration of policy `group` ("mlPolicy"), or null.
+const json::object* policyGroup(const json::object& info, std::string_view group) {
+    auto* rp = info.if_contains("runtimePolicy");
+    auto* g = rp && rp->is_object() ? rp->as_object().if_contains(group) : nullptr;
+    return g && g->is_object() ? &g->as_object() : nullptr;
+}
+
+// A policy the runtime configures in `group`: set, and not the group's numNodes.
+bool policySet(const json::object* group, std::string_view name) {
+    if (!group || name == "numNodes") return false;
+    auto* v = group->if_contains(name);
+    return v && !v->is_null();
+}
+
+// configuredPolicies(info, group) is empty, without making it.
+bool noPolicyConfigured(const json::object& info, std::string_view group) {
+    const json::object* g = policyGroup(info, group);
+    if (g)
+        for (auto const& kv : *g)
+            if (policySet(g, kv.key())) return false;
+    return true;
+}
+
+// `claim` ("mlPolicy.torch") is in configuredPolicies of its group, without making the list.
+bool claimConfigured(const json::object& info, std::string_view claim) {
+    const size_t dot = claim.find('.');
+    if (dot == std::string_view::npos) return false;
+    const std::string_view group = claim.substr(0, dot);
+    for (auto const& g : kPolicyGroups)
+        if (group == g.member) return policySet(policyGroup(info, group), claim.substr(dot + 1));
+    return false;
+}
+
 // "mlPolicy.<name>", ... configured by the runtime.
 std::vector<std::string> configuredPolicies(const json::object& info, const char* group) {
     std::vector<std::string> out;
-    auto* rp = info.if_contains("runtimePolicy");
-    if (!rp || !rp->is_object()) return out;
-    auto* g = rp->as_object().if_contains(group);
-    if (!g || !g->is_object()) return out;
-    for (auto const& kv : g->as_object())
-        if (kv.key() != "numNodes" && !kv.value().is_null()) out.push_back(std::string(group) + "." + std::string(kv.key()));
+    if (const json::object* g = policyGroup(info, group))
+        for (auto const& kv : *g)
+            if (policySet(g, kv.key())) out.push_back(std::string(group) + "." + std::string(kv.key()));
     return out;
 }
 
@@ -127,13 +157,10 @@ bool Framework::active(const LoadedPlugin& plugin, const json::object& info) con
         hasPolicyClaim = true;
         if (c == "mlPolicy" || c == "podGroupPolicy") {
             // The default policy of a group: active when the runtime configures none of it.
-            if (configuredPolicies(info, c.c_str()).empty()) return true;
+            if (noPolicyConfigured(info, c)) return true;
             continue;
         }
-        for (auto const& g : kPolicyGroups) {
-            auto conf = configuredPolicies(info, g.member);
-            if (std::find(conf.begin(), conf.end(), c) != conf.end()) return true;
-        }
+        if (claimConfigured(info, c)) return true;
     }
     return !hasPolicyClaim;
 }

@@ -26,17 +26,21 @@ std::vector<std::string> claimedFeatureGates(const LoadedPlugin& plugin) {
     return out;
 }
 
+// Both run for every plugin in every phase of every TrainJob (issue 14): they read the claims in
+// place rather than through claimedFeatureGates' vector of copies.
 bool featureGatesOpen(const LoadedPlugin& plugin, const std::map<std::string, bool>& gates) {
-    for (auto const& g : claimedFeatureGates(plugin)) {
-        auto it = gates.find(g);
+    for (std::string_view c : plugin.claims) {
+        if (!c.starts_with(kFeatureGateClaimPrefix)) continue;
+        auto it = gates.find(std::string(c.substr(kFeatureGateClaimPrefix.size())));
         if (it == gates.end() || !it->second) return false;
     }
     return true;
 }
 
 bool featureGatesOpen(const LoadedPlugin& plugin, const json::object& featureGates) {
-    for (auto const& g : claimedFeatureGates(plugin)) {
-        auto* v = featureGates.if_contains(g);
+    for (std::string_view c : plugin.claims) {
+        if (!c.starts_with(kFeatureGateClaimPrefix)) continue;
+        auto* v = featureGates.if_contains(c.substr(kFeatureGateClaimPrefix.size()));
         if (!v || !v->is_bool() || !v->as_bool()) return false;
     }
     return true;
