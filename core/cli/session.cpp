@@ -8,11 +8,10 @@
 #include "core/json/io.hpp"
 #include "core/plugin/log_sink.hpp"
 #include "core/plugin/pipeline.hpp"
+#include "core/server/sha256.hpp"
 
-#include <openssl/sha.h>
 
 #include <array>
-#include <cstdio>
 
 namespace trainer::core::cli {
 
@@ -23,14 +22,16 @@ constexpr std::array<std::string_view, 10> kClusterScoped{
     "ClusterRoleBinding", "CustomResourceDefinition", "StorageClass", "PersistentVolume"};
 
 std::string stableUid(const std::string& seed) {
-    unsigned char md[SHA256_DIGEST_LENGTH];
-    SHA256(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), md);
+    server::Sha256Digest md = server::sha256(seed);
     md[6] = static_cast<unsigned char>((md[6] & 0x0f) | 0x50);  // version 5-style, name-based
     md[8] = static_cast<unsigned char>((md[8] & 0x3f) | 0x80);
-    char buf[37];
-    std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", md[0], md[1],
-                  md[2], md[3], md[4], md[5], md[6], md[7], md[8], md[9], md[10], md[11], md[12], md[13], md[14], md[15]);
-    return buf;
+    std::string uid;  // 8-4-4-4-12 hex digits of the first 16 bytes
+    uid.reserve(36);
+    for (auto [from, to] : {std::pair{0, 4}, {4, 6}, {6, 8}, {8, 10}, {10, 16}}) {
+        if (from > 0) uid += '-';
+        server::appendHex(uid, md.data() + from, static_cast<std::size_t>(to - from));
+    }
+    return uid;
 }
 }  // namespace
 

@@ -1,8 +1,6 @@
 #include "core/controller/events.hpp"
 
-#include <openssl/sha.h>
-
-#include <cstdio>
+#include "core/server/sha256.hpp"
 
 namespace trainer::core::controller {
 
@@ -14,11 +12,10 @@ std::string str(const json::object* o, std::string_view k) {
 
 // 16 hex digits derived from what makes two events "the same" (the correlator's key).
 std::string eventSuffix(const std::string& seed) {
-    unsigned char md[SHA256_DIGEST_LENGTH];
-    SHA256(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), md);
-    char buf[17];
-    for (int i = 0; i < 8; ++i) std::snprintf(buf + 2 * i, 3, "%02x", md[i]);
-    return buf;
+    const server::Sha256Digest md = server::sha256(seed);
+    std::string suffix;
+    server::appendHex(suffix, md.data(), 8);
+    return suffix;
 }
 }  // namespace
 
