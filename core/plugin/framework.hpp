@@ -38,7 +38,7 @@ public:
 
     // The operator's identity and feature gates, added to every Info as its `operator` member.
     // Set before the first hook runs (not synchronised with concurrent reconciles).
-    void setOperatorSettings(OperatorSettings settings) { settings_ = std::move(settings); }
+    void setOperatorSettings(OperatorSettings settings);
     const OperatorSettings& operatorSettings() const { return settings_; }
     // `info` with its `operator` member set from the settings (replacing any it had): what
     // every hook of this Framework receives.
@@ -84,9 +84,14 @@ private:
 
     bool gatesOpen(const LoadedPlugin& plugin, const json::object& info) const;
 
+    // json::serialize(withOperator(info)) for an Info without an `operator` member, without
+    // copying the Info to add it (what validate() hands every CustomValidation).
+    std::string validationInput(const json::object& info) const;
+
     const PluginRegistry& registry_;
     HookObserver observer_;
     OperatorSettings settings_;
+    json::object operatorMember_;  // operatorInfoMember(settings_), made when the settings are set
 };
 
 }  // namespace trainer::core

@@ -167,6 +167,26 @@ BOOST_AUTO_TEST_CASE(hooks_receive_the_operator_member) {
                R"("webhookSecretName":"kubeflow-trainer-webhook-cert","statusServer":{"port":10443},"featureGates":{}})");
 }
 
+// Admission's Info has no operator member: validators receive it as withOperator() makes it,
+// the member last, though validate() does not copy the Info to add it.
+BOOST_AUTO_TEST_CASE(validators_receive_the_info_with_the_operator_member_last) {
+    Loaded l({"alpha"}, {{"alpha", R"({"logInfo": true})"}});
+    OperatorSettings s = gates({{"Gated", true}});
+    s.operatorNamespace = "ops";
+    Framework fw(l.registry, {}, s);
+    auto info = minimalInfo({{"alpha", json::object{}}});
+    info["admission"] = json::object{{"operation", "CREATE"}};
+    BOOST_REQUIRE(!info.contains("operator"));
+    auto d = fw.validate(info, kEmpty);
+    BOOST_TEST(d.ok(), allErrors(d));
+    std::vector<std::string> seen;
+    for (auto const& line : l.logs)
+        if (line.rfind("alpha|info=", 0) == 0) seen.push_back(line.substr(11));
+    BOOST_REQUIRE_EQUAL(seen.size(), 1u);
+    BOOST_TEST(seen[0] == json::serialize(fw.withOperator(info)));
+    BOOST_TEST(seen[0].find(R"("admission":{"operation":"CREATE"},"operator":{"namespace":"ops")") != std::string::npos);
+}
+
 // The operator member is the host's: a plugin editing it fails the build, naming the plugin.
 BOOST_AUTO_TEST_CASE(operator_edits_are_refused) {
     for (auto const* path : {"/operator", "/operator/featureGates/Gated", "/operator/namespace"}) {
