@@ -48,7 +48,7 @@ bool noPolicyConfigured(const json::object& info, std::string_view group) {
     return true;
 }
 
-// `claim` ("mlPolicy.torch") is in configuredPolicies of its group, without making the list.
+// `claim` ("mlPolicy.<name>") is in configuredPolicies of its group, without making the list.
 bool claimConfigured(const json::object& info, std::string_view claim) {
     const size_t dot = claim.find('.');
     if (dot == std::string_view::npos) return false;
