@@ -70,27 +70,31 @@ const char* listKey(std::string_view listName) {
     return nullptr;
 }
 
+// Each segment is copied whole unless it has an escape (every plugin edit's path is split: issue 14).
 bool splitPointer(std::string_view path, std::vector<std::string>& out) {
     out.clear();
     if (path.empty() || path[0] != '/') return false;
-    std::string cur;
-    for (size_t i = 1; i <= path.size(); ++i) {
-        if (i == path.size() || path[i] == '/') {
-            out.push_back(cur);
-            cur.clear();
-            continue;
-        }
-        if (path[i] == '~') {
-            if (i + 1 >= path.size()) return false;
-            char n = path[++i];
-            if (n == '0') cur += '~';
-            else if (n == '1') cur += '/';
-            else return false;
+    for (size_t start = 1;;) {
+        const size_t end = std::min(path.find('/', start), path.size());
+        const std::string_view raw = path.substr(start, end - start);
+        std::string& segment = out.emplace_back();
+        if (raw.find('~') == std::string_view::npos) {
+            segment.assign(raw);
         } else {
-            cur += path[i];
+            for (size_t i = 0; i < raw.size(); ++i) {
+                if (raw[i] != '~') {
+                    segment += raw[i];
+                    continue;
+                }
+                const char n = i + 1 < raw.size() ? raw[++i] : '\0';  // "~" ends the segment: malformed
+                if (n == '0') segment += '~';
+                else if (n == '1') segment += '/';
+                else return false;
+            }
         }
+        if (end == path.size()) return true;
+        start = end + 1;
     }
-    return true;
 }
 
 const json::value* resolve(const json::value& root, const std::vector<std::string>& path) {

@@ -25,6 +25,23 @@ BOOST_AUTO_TEST_CASE(pointer_escaping) {
     BOOST_TEST(!splitPointer("a/b", p));
     BOOST_TEST(!splitPointer("/a~2", p));
     BOOST_TEST(!splitPointer("", p));
+    // RFC 6901: every segment, empty ones too, and "~" only as "~0" or "~1".
+    using Segments = std::vector<std::string>;
+    const std::vector<std::pair<std::string, Segments>> good{
+        {"/", {""}},
+        {"/a/", {"a", ""}},
+        {"//x", {"", "x"}},
+        {"/podSets/0/containers/1/env", {"podSets", "0", "containers", "1", "env"}},
+        {"/~01", {"~1"}},
+        {"/x~1~0y/z", {"x/~y", "z"}},
+    };
+    for (auto const& [path, want] : good) {
+        BOOST_TEST_CONTEXT(path) {
+            BOOST_TEST(splitPointer(path, p));
+            BOOST_TEST(p == want, boost::test_tools::per_element());
+        }
+    }
+    for (std::string bad : {"/a~", "/a~/b", "/~", "/a/~x"}) BOOST_TEST(!splitPointer(bad, p), bad);
 }
 
 BOOST_AUTO_TEST_CASE(upsert_keeps_position_and_appends_new) {
