@@ -1,9 +1,9 @@
 #include "core/auth/bearer_token.hpp"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include "core/server/sha256.hpp"
 
-#include <array>
+#include <openssl/crypto.h>
+
 #include <cctype>
 #include <vector>
 
@@ -33,15 +33,6 @@ bool equalsFold(std::string_view a, std::string_view b) {
     return true;
 }
 
-using Digest = std::array<unsigned char, 32>;
-
-Digest sha256(std::string_view data) {
-    Digest md{};
-    unsigned int n = 0;
-    EVP_Digest(data.data(), data.size(), md.data(), &n, EVP_sha256(), nullptr);
-    return md;
-}
-
 }  // namespace
 
 std::string bearerToken(std::string_view authorizationHeader) {
@@ -52,19 +43,14 @@ std::string bearerToken(std::string_view authorizationHeader) {
 
 bool tokensEqual(std::string_view presented, std::string_view expected) {
     if (expected.empty()) return false;
-    Digest a = sha256(presented), b = sha256(expected);
+    const server::Sha256Digest a = server::sha256(presented), b = server::sha256(expected);
     return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 std::string tokenDigest(std::string_view token) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    Digest md = sha256(token);
+    const server::Sha256Digest md = server::sha256(token);
     std::string out;
-    out.reserve(md.size() * 2);
-    for (unsigned char c : md) {
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 15]);
-    }
+    server::appendHex(out, md.data(), md.size());
     return out;
 }
 

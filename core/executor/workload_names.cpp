@@ -1,9 +1,10 @@
 #include "core/executor/workload_names.hpp"
 
+#include "core/server/sha256.hpp"
+
 #include <openssl/sha.h>
 
 #include <cctype>
-#include <cstdio>
 
 namespace trainer::core::executor {
 
@@ -29,12 +30,7 @@ std::string jobHashKey(std::string_view ns, std::string_view jobName) {
     unsigned char digest[SHA_DIGEST_LENGTH];
     SHA1(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest);
     std::string hex;
-    hex.reserve(2 * SHA_DIGEST_LENGTH);
-    for (unsigned char b : digest) {
-        char buf[3];
-        std::snprintf(buf, sizeof buf, "%02x", b);
-        hex += buf;
-    }
+    server::appendHex(hex, digest, SHA_DIGEST_LENGTH);
     return hex;
 }
 

@@ -32,19 +32,20 @@ const json::object* policyGroup(const json::object& info, std::string_view group
     return g && g->is_object() ? &g->as_object() : nullptr;
 }
 
-// A policy the runtime configures in `group`: set, and not the group's numNodes.
+// A member of a policy group that configures a policy: set, and not the group's numNodes.
+bool configuresPolicy(std::string_view name, const json::value& v) { return name != "numNodes" && !v.is_null(); }
+
+// Does `group` configure policy `name`?
 bool policySet(const json::object* group, std::string_view name) {
-    if (!group || name == "numNodes") return false;
-    auto* v = group->if_contains(name);
-    return v && !v->is_null();
+    auto* v = group ? group->if_contains(name) : nullptr;
+    return v && configuresPolicy(name, *v);
 }
 
 // configuredPolicies(info, group) is empty, without making it.
 bool noPolicyConfigured(const json::object& info, std::string_view group) {
-    const json::object* g = policyGroup(info, group);
-    if (g)
+    if (const json::object* g = policyGroup(info, group))
         for (auto const& kv : *g)
-            if (policySet(g, kv.key())) return false;
+            if (configuresPolicy(kv.key(), kv.value())) return false;
     return true;
 }
 
@@ -63,7 +64,7 @@ std::vector<std::string> configuredPolicies(const json::object& info, const char
     std::vector<std::string> out;
     if (const json::object* g = policyGroup(info, group))
         for (auto const& kv : *g)
-            if (policySet(g, kv.key())) out.push_back(std::string(group) + "." + std::string(kv.key()));
+            if (configuresPolicy(kv.key(), kv.value())) out.push_back(std::string(group) + "." + std::string(kv.key()));
     return out;
 }
 

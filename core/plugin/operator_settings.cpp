@@ -14,35 +14,35 @@ json::object operatorInfoMember(const OperatorSettings& settings) {
                         {"featureGates", std::move(gates)}};
 }
 
-std::optional<std::string> featureGateOfClaim(std::string_view claim) {
-    if (claim.substr(0, kFeatureGateClaimPrefix.size()) != kFeatureGateClaimPrefix) return std::nullopt;
-    return std::string(claim.substr(kFeatureGateClaimPrefix.size()));
+std::optional<std::string_view> featureGateOfClaim(std::string_view claim) {
+    if (!claim.starts_with(kFeatureGateClaimPrefix)) return std::nullopt;
+    return claim.substr(kFeatureGateClaimPrefix.size());
 }
 
 std::vector<std::string> claimedFeatureGates(const LoadedPlugin& plugin) {
     std::vector<std::string> out;
     for (auto const& c : plugin.claims)
-        if (auto g = featureGateOfClaim(c)) out.push_back(std::move(*g));
+        if (auto g = featureGateOfClaim(c)) out.emplace_back(*g);
     return out;
 }
 
 // Both run for every plugin in every phase of every TrainJob (issue 14): they read the claims in
 // place rather than through claimedFeatureGates' vector of copies.
 bool featureGatesOpen(const LoadedPlugin& plugin, const std::map<std::string, bool>& gates) {
-    for (std::string_view c : plugin.claims) {
-        if (!c.starts_with(kFeatureGateClaimPrefix)) continue;
-        auto it = gates.find(std::string(c.substr(kFeatureGateClaimPrefix.size())));
-        if (it == gates.end() || !it->second) return false;
-    }
+    for (auto const& c : plugin.claims)
+        if (auto g = featureGateOfClaim(c)) {
+            auto it = gates.find(std::string(*g));
+            if (it == gates.end() || !it->second) return false;
+        }
     return true;
 }
 
 bool featureGatesOpen(const LoadedPlugin& plugin, const json::object& featureGates) {
-    for (std::string_view c : plugin.claims) {
-        if (!c.starts_with(kFeatureGateClaimPrefix)) continue;
-        auto* v = featureGates.if_contains(c.substr(kFeatureGateClaimPrefix.size()));
-        if (!v || !v->is_bool() || !v->as_bool()) return false;
-    }
+    for (auto const& c : plugin.claims)
+        if (auto g = featureGateOfClaim(c)) {
+            auto* v = featureGates.if_contains(*g);
+            if (!v || !v->is_bool() || !v->as_bool()) return false;
+        }
     return true;
 }
 

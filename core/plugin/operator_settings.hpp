@@ -34,8 +34,8 @@ struct OperatorSettings {
 json::object operatorInfoMember(const OperatorSettings& settings);
 
 inline constexpr std::string_view kFeatureGateClaimPrefix = "featureGate:";
-// The gate a `featureGate:<Name>` claim names, or nullopt for any other claim.
-std::optional<std::string> featureGateOfClaim(std::string_view claim);
+// The gate a `featureGate:<Name>` claim names (a view into `claim`), or nullopt for any other claim.
+std::optional<std::string_view> featureGateOfClaim(std::string_view claim);
 // The gates `plugin` claims, in claim order.
 std::vector<std::string> claimedFeatureGates(const LoadedPlugin& plugin);
 // Are all of `plugin`'s claimed gates on in `gates`? A gate missing from `gates` is off.

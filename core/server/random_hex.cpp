@@ -1,5 +1,7 @@
 #include "core/server/random_hex.hpp"
 
+#include "core/server/sha256.hpp"
+
 #include <openssl/rand.h>
 
 #include <vector>
@@ -9,13 +11,8 @@ namespace trainer::core::server {
 std::string randomHex(std::size_t bytes) {
     std::vector<unsigned char> raw(bytes);
     if (bytes == 0 || RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) return {};
-    static constexpr char hex[] = "0123456789abcdef";
     std::string out;
-    out.reserve(2 * bytes);
-    for (unsigned char b : raw) {
-        out += hex[b >> 4];
-        out += hex[b & 15];
-    }
+    appendHex(out, raw.data(), raw.size());
     return out;
 }
 

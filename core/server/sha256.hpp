@@ -1,7 +1,7 @@
-// SHA-256 of a short text and lower-case hex, for names derived from other names (a rendered
-// TrainJob's uid, an Event's suffix). The algorithm is fetched from OpenSSL's providers once (the
-// one-shot SHA256() fetches it on every call), and hex is written without snprintf: together
-// 16,000 to 8,000 instructions per uid (callgrind).
+// SHA-256 of a short text, and lower-case hex, for what the operator derives from other text: a
+// rendered TrainJob's uid, an Event's suffix, a bearer token's comparison and digest. The
+// algorithm is fetched from OpenSSL's providers once (the one-shot SHA256() fetches it on every
+// call), and hex is written without snprintf: 16,000 to 8,000 instructions per uid (callgrind).
 #pragma once
 
 #include <array>
