@@ -5,8 +5,8 @@
 #include "core/api/object_set.hpp"
 #include "core/plugin/registry.hpp"
 
-#include <deque>
 #include <functional>
+#include <list>
 #include <string>
 #include <vector>
 
@@ -22,7 +22,9 @@ struct trn_call {
     const trainer::core::ClusterReader* cluster = nullptr;
     std::vector<Diagnostic> diagnostics;
     std::vector<std::string> emitted;
-    std::deque<std::string> lookups;  // owns lookup results until the call ends
+    // Owns lookup results until the call ends; a list, as a deque allocates even when empty
+    // and most calls look nothing up.
+    std::list<std::string> lookups;
 };
 
 namespace trainer::core {

@@ -83,8 +83,9 @@ const ClaimIndex::Held* ClaimIndex::find(std::string_view claim) const {
 
 void ClaimIndex::add(std::string_view claim, const void* owner) {
     if (!isExclusiveClaim(claim)) return;
-    auto [it, added] = exact_.emplace(std::string(claim), Held{std::string(claim), owner});
+    auto [it, added] = exact_.emplace(std::string(claim), Held{{}, owner});
     if (!added) return;
+    it->second.claim = it->first;
     if (std::string_view kind = nameKindOf(claim); !kind.empty()) {
         const std::string_view pattern = claim.substr(kind.size());
         Kind& held = kinds_[std::string(kind)];

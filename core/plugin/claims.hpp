@@ -36,8 +36,14 @@ bool claimsConflict(std::string_view a, std::string_view b);
 // claims against all earlier plugins', issue 14's P3). find() agrees with claimsConflict.
 class ClaimIndex {
 public:
+    // Not copyable: what it holds points into its own maps (moving them keeps their nodes).
+    ClaimIndex() = default;
+    ClaimIndex(const ClaimIndex&) = delete;
+    ClaimIndex& operator=(const ClaimIndex&) = delete;
+    ClaimIndex(ClaimIndex&&) = default;
+    ClaimIndex& operator=(ClaimIndex&&) = default;
     struct Held {
-        std::string claim;
+        std::string_view claim;  // the index's own copy (its key in exact_)
         const void* owner;  // whatever add() was given (the registry's LoadedPlugin)
     };
     // A held claim that conflicts with `claim`, or nullptr.

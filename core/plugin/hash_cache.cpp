@@ -151,19 +151,21 @@ size_t FileIdentity::Hash::operator()(const FileIdentity& id) const {
     return static_cast<size_t>(h ^ (h >> 32));
 }
 
-HashCache::Directory& HashCache::directory(const std::string& dir) {
+HashCache::Directory& HashCache::directory(std::string_view dir) {
     auto it = dirs_.find(dir);
     if (it != dirs_.end()) return it->second;
-    return dirs_.emplace(dir, Directory{readCache(dir), false}).first->second;
+    std::string key(dir);
+    auto entries = readCache(key);
+    return dirs_.emplace(std::move(key), Directory{std::move(entries), false}).first->second;
 }
 
-std::string HashCache::sha256(const std::string& dir, int fd) {
+std::string HashCache::sha256(std::string_view dir, int fd) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return "";
     return sha256(dir, fd, st);
 }
 
-std::string HashCache::sha256(const std::string& dir, int fd, const struct stat& st) {
+std::string HashCache::sha256(std::string_view dir, int fd, const struct stat& st) {
     const FileIdentity id = FileIdentity::of(st);
     Directory& d = directory(dir);
     if (auto it = d.entries.find(id); it != d.entries.end()) {

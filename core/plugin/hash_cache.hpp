@@ -64,9 +64,9 @@ public:
     // The sha256 (lowercase hex) of the open file `fd`, which lives in directory `dir`: the
     // remembered one when its identity is unchanged, else read from the descriptor (sha256Fd)
     // and remembered unless it changed within kHashCacheSettle. "" when it cannot be read.
-    std::string sha256(const std::string& dir, int fd);
+    std::string sha256(std::string_view dir, int fd);
     // The same, `st` being the descriptor's fstat already taken (TrustedFile::status()).
-    std::string sha256(const std::string& dir, int fd, const struct stat& st);
+    std::string sha256(std::string_view dir, int fd, const struct stat& st);
     // Writes the cache of every directory whose entries changed (a temporary file renamed over
     // the old one, mode 0600). Returns how many were written.
     int save();
@@ -78,10 +78,10 @@ private:
         HashEntries entries;
         bool changed = false;
     };
-    Directory& directory(const std::string& dir);
+    Directory& directory(std::string_view dir);
 
     WallClock now_;
-    std::map<std::string, Directory> dirs_;
+    std::map<std::string, Directory, std::less<>> dirs_;
     int filesRead_ = 0;
 };
 

@@ -12,11 +12,14 @@
 #include "core/plugin/isolation_client.hpp"
 #include "core/plugin/registry_internal.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -61,7 +64,7 @@ std::optional<Refusal> conflictProblem(const PluginRegistry& reg, const ClaimInd
     for (auto const& c : p.claims)
         if (auto* h = held.find(c)) {
             auto* owner = static_cast<const LoadedPlugin*>(h->owner);
-            return Refusal{"its claim \"" + c + "\" " + (c == h->claim ? "is already held" : "overlaps \"" + h->claim + "\", held") +
+            return Refusal{"its claim \"" + c + "\" " + (c == h->claim ? "is already held" : "overlaps \"" + std::string(h->claim) + "\", held") +
                                " by plugin " + owner->name + " (" + owner->path + ")",
                            "conflicting_claim"};
         }
@@ -104,12 +107,30 @@ std::optional<Refusal> createInstance(LoadedPlugin& p, const PluginOptions& opti
     return Refusal{"its create function failed" + (why.empty() ? std::string() : ": " + why), "create_failed"};
 }
 
-bool isHidden(const fs::path& p) { return p.filename().string().rfind('.', 0) == 0; }
+// The file name of a path (what follows its last slash).
+std::string_view fileNameOf(std::string_view path) { return path.substr(path.rfind('/') + 1); }  // npos + 1 == 0
+
+bool isHidden(std::string_view path) { return fileNameOf(path).starts_with('.'); }
+
+// Appends the path of every `*.so` entry of `dir` (a name with more than the extension, as
+// std::filesystem's extension() sees it), in directory order; the error's text when the
+// directory cannot be read. readdir, not std::filesystem: no path object per entry.
+std::optional<std::string> soFilesIn(const std::string& dir, std::vector<std::string>& files) {
+    std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), &::closedir);
+    if (!d) return std::strerror(errno);
+    const std::string prefix = dir.ends_with('/') ? dir : dir + '/';
+    for (errno = 0; const dirent* e = ::readdir(d.get()); errno = 0) {
+        const std::string_view name = e->d_name;
+        if (name.size() > 3 && name.ends_with(".so")) files.push_back(prefix + e->d_name);
+    }
+    if (errno != 0) return std::strerror(errno);
+    return std::nullopt;
+}
 
 // The directory of a file's path (no trailing slash: listDirectory's and loadFile's paths).
-std::string directoryOf(const std::string& path) {
+std::string_view directoryOf(std::string_view path) {
     const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    return slash == std::string_view::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // The operator itself (`plugin-host` is one of its commands) unless the options name another.
@@ -281,10 +302,8 @@ bool PluginRegistry::listDirectory(const std::string& dir, const std::unordered_
         reject(dir, "plugin directory " + dir + " was rejected: " + r->why + ".", r->code);
         return false;
     }
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        if (it->path().extension() == ".so") files.push_back(it->path().string());
-    if (ec) {
-        reject(dir, "plugin directory " + dir + " cannot be read: " + ec.message(), "no_directory");
+    if (auto failure = soFilesIn(dir, files)) {
+        reject(dir, "plugin directory " + dir + " cannot be read: " + *failure, "no_directory");
         return false;
     }
     shippedFirst(shippedNames, files, options, [this](const std::string& path) {
@@ -344,14 +363,17 @@ bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& optio
 }
 
 std::string PluginRegistry::shownPath(const std::string& path) {
-    const std::string dir = directoryOf(path);
+    const std::string_view dir = directoryOf(path);
     auto it = shownDirs_.find(dir);
     if (it == shownDirs_.end()) {
         std::string shown = fs::absolute(dir).lexically_normal().string();
         if (shown.empty() || shown.back() != '/') shown += '/';
-        it = shownDirs_.emplace(dir, std::move(shown)).first;
+        it = shownDirs_.emplace(std::string(dir), std::move(shown)).first;
     }
-    return it->second + path.substr(path.rfind('/') + 1);  // npos + 1: the whole path is the name
+    const std::string_view name = fileNameOf(path);
+    std::string out;
+    out.reserve(it->second.size() + name.size());
+    return out.append(it->second).append(name);
 }
 
 bool PluginRegistry::loadInProcess(const std::string& path, detail::TrustedFile& file, const std::string& sha256,

@@ -204,7 +204,7 @@ private:
     ClaimIndex claims_;                                                 // every loaded plugin's exclusive claims
     std::map<std::string, const LoadedPlugin*, std::less<>> byName_;  // find(): names are unique
     std::vector<Rejection> rejected_;
-    std::map<std::string, std::string> shownDirs_;  // ends with "/"
+    std::map<std::string, std::string, std::less<>> shownDirs_;  // ends with "/"
     std::unique_ptr<detail::HashCache> hashes_;
     PluginLogSink logSink_;
     isolation::IsolationObserver isolationObserver_;

@@ -144,6 +144,25 @@ BOOST_AUTO_TEST_CASE(dot_files_are_refused) {
     expectRefused(r, ".hidden.so", "hidden_file", "it is a hidden file (its name starts with a dot)");
 }
 
+// A plugin file is a name ending in ".so" with something before it (std::filesystem's
+// extension()): ".so" itself, "x.so.1" and other files are not plugin files, so neither loaded
+// nor refused; a directory given with a trailing slash names its files with one slash.
+BOOST_AUTO_TEST_CASE(only_names_with_the_so_extension_are_plugin_files) {
+    PluginDir d({"beta"});
+    for (const char* other : {".so", "alpha.so.1", "alpha.SO", "notes.txt"})
+        fs::copy_file(fs::path(FIXTURE_DIR) / "alpha.so", d.dir / other);
+    fs::copy_file(fs::path(FIXTURE_DIR) / "gamma.so", d.dir / "..so");  // "..so": the extension follows "."
+    PluginRegistry r;
+    r.loadDirectory(d.dir.string() + "/");
+    BOOST_TEST(r.find("alpha") == nullptr);
+    BOOST_TEST(r.find("beta") != nullptr);
+    BOOST_TEST(r.plugins().size() == 1u);
+    BOOST_REQUIRE_EQUAL(r.rejected().size(), 1u);
+    expectRefused(r, "..so", "hidden_file", "it is a hidden file");
+    BOOST_TEST(r.rejected().front().path == d.dir.string() + "/..so");
+    BOOST_TEST(r.find("beta")->path == fs::absolute(d.dir).lexically_normal().string() + "/beta.so");
+}
+
 BOOST_AUTO_TEST_CASE(reported_hash_is_sha256sum_of_the_file) {
     PluginDir d({"alpha", "beta", "gamma"});
     PluginRegistry r;
