@@ -552,27 +552,33 @@ void writeScalar(std::string& out, const json::value& v) {
     }
 }
 
+void writeJson(std::string& out, const json::value& v, bool pretty, int indent);
+
+void newline(std::string& out, bool pretty, int indent) {
+    if (!pretty) return;
+    out += '\n';
+    out.append(static_cast<std::size_t>(indent), ' ');
+}
+
+void writeObject(std::string& out, const json::object& o, bool pretty, int indent) {
+    if (o.empty()) return void(out += "{}");
+    out += '{';
+    bool first = true;
+    for (auto const& kv : o) {
+        if (!first) out += ',';
+        first = false;
+        newline(out, pretty, indent + 2);
+        writeEscaped(out, kv.key());
+        out += pretty ? ": " : ":";
+        writeJson(out, kv.value(), pretty, indent + 2);
+    }
+    newline(out, pretty, indent);
+    out += '}';
+}
+
 void writeJson(std::string& out, const json::value& v, bool pretty, int indent) {
-    auto newline = [&](int ind) {
-        if (!pretty) return;
-        out += '\n';
-        out.append(static_cast<std::size_t>(ind), ' ');
-    };
     if (v.is_object()) {
-        auto const& o = v.get_object();
-        if (o.empty()) return void(out += "{}");
-        out += '{';
-        bool first = true;
-        for (auto const& kv : o) {
-            if (!first) out += ',';
-            first = false;
-            newline(indent + 2);
-            writeEscaped(out, kv.key());
-            out += pretty ? ": " : ":";
-            writeJson(out, kv.value(), pretty, indent + 2);
-        }
-        newline(indent);
-        out += '}';
+        writeObject(out, v.get_object(), pretty, indent);
     } else if (v.is_array()) {
         auto const& a = v.get_array();
         if (a.empty()) return void(out += "[]");
@@ -581,10 +587,10 @@ void writeJson(std::string& out, const json::value& v, bool pretty, int indent) 
         for (auto const& x : a) {
             if (!first) out += ',';
             first = false;
-            newline(indent + 2);
+            newline(out, pretty, indent + 2);
             writeJson(out, x, pretty, indent + 2);
         }
-        newline(indent);
+        newline(out, pretty, indent);
         out += ']';
     } else {
         writeScalar(out, v);
@@ -840,7 +846,15 @@ std::string toJson(const json::value& v, bool pretty) {
     return out;
 }
 
+std::string toJson(const json::object& o, bool pretty) {
+    std::string out;
+    writeObject(out, o, pretty, 0);
+    return out;
+}
+
 void appendJson(std::string& out, const json::value& v, bool pretty, int indent) { writeJson(out, v, pretty, indent); }
+
+void appendJson(std::string& out, const json::object& o, bool pretty, int indent) { writeObject(out, o, pretty, indent); }
 
 std::string toYaml(const json::value& v) { return yamlBlock(v, 0); }
 

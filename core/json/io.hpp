@@ -79,9 +79,12 @@ json::value parseReusing(std::string_view text, json::error_code& ec, std::size_
 
 // JSON text; pretty = 2-space indent. Keys keep their stored order.
 std::string toJson(const json::value& v, bool pretty = false);
+// The same for an object, without making a json::value of it (a copy of the whole tree).
+std::string toJson(const json::object& o, bool pretty = false);
 // Appends what toJson writes, as if `v` stood `indent` spaces deep inside a pretty document (its
 // nested lines indented from there): a list can be written item by item.
 void appendJson(std::string& out, const json::value& v, bool pretty, int indent);
+void appendJson(std::string& out, const json::object& o, bool pretty, int indent);
 
 // Block-style YAML (kubectl layout). Strings that would read back as another type are
 // quoted; multi-line strings become literal blocks. Ends with a newline.

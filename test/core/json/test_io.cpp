@@ -220,6 +220,28 @@ BOOST_AUTO_TEST_CASE(pretty_json_uses_two_space_indent) {
     BOOST_TEST(toJson(v, false) == R"({"a":[1,{"b":"x\n"}],"e":{},"l":[],"d":1.5})");
 }
 
+// An object is written by its own overloads (no json::value copy of the tree): the same text as
+// the value's, compact, pretty, and inside a document `indent` deep.
+BOOST_AUTO_TEST_CASE(an_object_is_written_as_its_value_is) {
+    const json::object o = json::parse(R"({"a":[1,{"b":"x\n"}],"e":{},"l":[],"d":1.5,"o":{"k":[{}]}})").as_object();
+    const json::value v = o;
+    BOOST_TEST(toJson(o) == toJson(v));
+    BOOST_TEST(toJson(o, true) == toJson(v, true));
+    BOOST_TEST(toJson(o, true) == "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\\n\"\n    }\n  ],\n  \"e\": {},\n  \"l\": [],"
+                                  "\n  \"d\": 1.5,\n  \"o\": {\n    \"k\": [\n      {}\n    ]\n  }\n}");
+    for (int indent : {0, 4})
+        for (bool pretty : {false, true}) {
+            std::string fromObject = "[", fromValue = "[";
+            appendJson(fromObject, o, pretty, indent);
+            appendJson(fromValue, v, pretty, indent);
+            BOOST_TEST(fromObject == fromValue, "indent " << indent << " pretty " << pretty);
+        }
+    std::string deep;
+    appendJson(deep, json::object{{"a", 1}}, true, 4);
+    BOOST_TEST(deep == "{\n      \"a\": 1\n    }");
+    BOOST_TEST(toJson(json::object{}) == "{}");
+}
+
 BOOST_AUTO_TEST_CASE(yaml_output_quotes_ambiguous_strings) {
     struct Case {
         json::value value;
