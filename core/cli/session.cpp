@@ -10,7 +10,6 @@
 #include "core/plugin/pipeline.hpp"
 #include "core/server/sha256.hpp"
 
-
 #include <array>
 
 namespace trainer::core::cli {

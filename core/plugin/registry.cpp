@@ -236,7 +236,7 @@ void shippedFirst(const std::unordered_set<std::string>& shippedNames, std::vect
     std::vector<std::pair<bool, std::string>> keyed;  // (not shipped, path): shipped sort first
     keyed.reserve(files.size());
     for (auto& f : files) {
-        const std::string name = f.substr(f.rfind('/') + 1);  // listDirectory's paths: dir + "/" + name
+        const std::string name(fileNameOf(f));  // listDirectory's paths: dir + "/" + name
         const bool shipped = shippedNames.count(name) ||
                              (!options.shippedHashes.empty() && options.shippedHashes.count(hashOf(f)));
         keyed.emplace_back(!shipped, std::move(f));
@@ -354,7 +354,7 @@ bool PluginRegistry::loadOne(const std::string& path, const PluginOptions& optio
     if (!shipped)
         if (auto problem = detail::elfProblem(file.fd()); !problem.empty()) return refuse({problem, "not_elf"});
     if (!options.sha256.empty())
-        if (auto r = detail::pinMismatch(options.sha256, path.substr(path.rfind('/') + 1), sha256)) return refuse(*r);
+        if (auto r = detail::pinMismatch(options.sha256, std::string(fileNameOf(path)), sha256)) return refuse(*r);
     // A file not shipped with the operator runs its code in a child first: a constructor or
     // create() that crashes costs the file, never the operator.
     if (!shipped || options.isolation.processPossibleForShipped())
