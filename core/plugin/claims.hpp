@@ -4,10 +4,13 @@
 // only describe the plugin, so two plugins may both hold them.
 #pragma once
 
+#include "core/plugin/string_hash.hpp"
+
 #include <map>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace trainer::core {
 
@@ -60,7 +63,7 @@ private:
         std::map<std::string, Name, std::less<>> names;  // literal part -> its claims
         std::set<size_t> patternLengths;                 // of the literal parts of held patterns
     };
-    std::map<std::string, Held, std::less<>> exact_;  // every exclusive claim
+    std::unordered_map<std::string, Held, StringHash, std::equal_to<>> exact_;  // every exclusive claim
     std::map<std::string, Kind, std::less<>> kinds_;
 };
 

@@ -33,23 +33,24 @@ bool number(std::string_view text, T& out) {
     return ec == std::errc() && end == text.data() + text.size();
 }
 
-// The next space-separated field of `line` from `at` (moved past it and its space); "" past the end.
-std::string_view field(std::string_view line, size_t& at) {
-    if (at > line.size()) return {};
-    size_t end = std::min(line.find(' ', at), line.size());
-    std::string_view f = line.substr(at, end - at);
-    at = end + 1;
-    return f;
+// The number at `p`, which must be followed by a space; `p` is moved past that space.
+template <class T>
+bool numberThenSpace(const char*& p, const char* end, T& out) {
+    auto [next, ec] = std::from_chars(p, end, out);
+    if (ec != std::errc() || next == end || *next != ' ') return false;
+    p = next + 1;
+    return true;
 }
 
-// One entry line: exactly eight fields.
+// One entry line: exactly eight fields, each followed by one space but the last.
 bool entry(std::string_view line, FileIdentity& id, std::string_view& hash) {
-    size_t at = 0;
-    bool ok = number(field(line, at), id.device) && number(field(line, at), id.inode) && number(field(line, at), id.size) &&
-              number(field(line, at), id.mtimeSec) && number(field(line, at), id.mtimeNsec) &&
-              number(field(line, at), id.ctimeSec) && number(field(line, at), id.ctimeNsec);
-    hash = field(line, at);
-    return ok && at == line.size() + 1 && isSha256Hex(hash);
+    const char* p = line.data();
+    const char* end = p + line.size();
+    bool ok = numberThenSpace(p, end, id.device) && numberThenSpace(p, end, id.inode) && numberThenSpace(p, end, id.size) &&
+              numberThenSpace(p, end, id.mtimeSec) && numberThenSpace(p, end, id.mtimeNsec) &&
+              numberThenSpace(p, end, id.ctimeSec) && numberThenSpace(p, end, id.ctimeNsec);
+    hash = ok ? std::string_view(p, static_cast<size_t>(end - p)) : std::string_view();
+    return ok && isSha256Hex(hash);
 }
 
 // The entries of `text`; false when any line is malformed or the count line is missing.
@@ -61,13 +62,14 @@ bool parse(std::string_view text, HashEntries& out) {
     std::string_view tail = text.substr(last + 1, text.size() - last - 2);
     size_t count = 0;
     if (!tail.starts_with("end ") || !number(tail.substr(4), count)) return false;
+    out.reserve(std::min(count, kMaxHashEntries * 2));
     size_t lines = 0;
     for (size_t at = header + 1; at < last + 1; ++lines) {
         const size_t end = text.find('\n', at);
         FileIdentity id;
         std::string_view hash;
         if (!entry(text.substr(at, end - at), id, hash)) return false;
-        out.insert_or_assign(id, CachedHash{std::string(hash), false});
+        out.insert_or_assign(id, CachedHash::of(hash, false));
         at = end + 1;
     }
     return lines == count;
@@ -94,7 +96,7 @@ HashEntries readCache(const std::string& dir) {
 
 // In identity order, so that the same entries always make the same file.
 std::string render(const HashEntries& entries) {
-    std::vector<std::pair<const FileIdentity*, const std::string*>> sorted;
+    std::vector<std::pair<const FileIdentity*, const std::array<char, 64>*>> sorted;
     sorted.reserve(entries.size());
     for (auto const& [id, e] : entries) sorted.emplace_back(&id, &e.sha256);
     std::sort(sorted.begin(), sorted.end(), [](auto const& a, auto const& b) { return *a.first < *b.first; });
@@ -102,7 +104,7 @@ std::string render(const HashEntries& entries) {
     out << kHeader << '\n';
     for (auto const& [at, hash] : sorted)
         out << at->device << ' ' << at->inode << ' ' << at->size << ' ' << at->mtimeSec << ' ' << at->mtimeNsec << ' '
-            << at->ctimeSec << ' ' << at->ctimeNsec << ' ' << *hash << '\n';
+            << at->ctimeSec << ' ' << at->ctimeNsec << ' ' << std::string_view(hash->data(), hash->size()) << '\n';
     out << "end " << entries.size() << '\n';
     return out.str();
 }
@@ -170,7 +172,7 @@ std::string HashCache::sha256(std::string_view dir, int fd, const struct stat& s
     Directory& d = directory(dir);
     if (auto it = d.entries.find(id); it != d.entries.end()) {
         it->second.used = true;
-        return it->second.sha256;
+        return it->second.hex();
     }
     ++filesRead_;
     std::string hash = sha256Fd(fd);
@@ -180,7 +182,7 @@ std::string HashCache::sha256(std::string_view dir, int fd, const struct stat& s
     // An earlier version of the same file is stale from now on.
     for (auto e = d.entries.begin(); e != d.entries.end();)
         e = e->first.device == id.device && e->first.inode == id.inode ? d.entries.erase(e) : std::next(e);
-    d.entries[id] = CachedHash{hash, true};
+    d.entries[id] = CachedHash::of(hash, true);
     d.changed = true;
     return hash;
 }

@@ -21,6 +21,7 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -51,8 +52,16 @@ struct FileIdentity {
 
 // A remembered hash, and whether this start-up looked it up.
 struct CachedHash {
-    std::string sha256;
+    std::array<char, 64> sha256{};  // lowercase hex, as isSha256Hex checks: no allocation per entry
     bool used = false;
+
+    std::string hex() const { return std::string(sha256.data(), sha256.size()); }
+    static CachedHash of(std::string_view hex, bool used) {
+        CachedHash c;
+        c.used = used;
+        hex.copy(c.sha256.data(), c.sha256.size());
+        return c;
+    }
 };
 using HashEntries = std::unordered_map<FileIdentity, CachedHash, FileIdentity::Hash>;
 

@@ -84,14 +84,14 @@ trn_status runCreate(Served& s, trn_call& call, const std::string& config) {
 
 trn_status runHook(Served& s, trn_call& call, const std::string& hook, const std::string& input) {
     auto h = hookNamed(hook);
-    auto it = h ? s.plugin->hooks.find(*h) : s.plugin->hooks.end();
-    if (!s.instance || it == s.plugin->hooks.end() || !it->second) {
+    const trn_hook_fn fn = h ? s.plugin->hooks.get(*h) : nullptr;
+    if (!s.instance || !fn) {
         call.diagnostics.push_back({TRN_SEVERITY_ERROR, "", "plugin-host: no hook " + hook + " to call"});
         return TRN_ERROR;
     }
     HookScope attribution(s.plugin->name, hook);
     try {
-        return it->second(s.instance, &call, trn_str{input.data(), input.size()});
+        return fn(s.instance, &call, trn_str{input.data(), input.size()});
     } catch (...) {
         call.diagnostics.push_back({TRN_SEVERITY_ERROR, "",
                                     "plugin " + s.plugin->name + " let an exception escape from " + hook +

@@ -10,7 +10,8 @@ namespace json = boost::json;
 std::string describe(const LoadedPlugin& p, bool lifecycle) {
     json::array claims, hooks, watches;
     for (auto const& c : p.claims) claims.emplace_back(c);
-    for (auto const& [h, fn] : p.hooks) hooks.emplace_back(hookName(h));
+    for (auto const& h : kHooks)
+        if (p.hooks.has(h.hook)) hooks.emplace_back(h.name);
     for (auto const& w : p.watches)
         watches.push_back(json::object{{"apiVersion", w.apiVersion}, {"kind", w.kind}, {"mode", w.mode},
                                        {"matchField", w.matchField}});
@@ -48,7 +49,7 @@ std::optional<detail::Refusal> readHooks(const json::object& o, LoadedPlugin& p)
         bool known = false;
         for (auto const& h : kHooks)
             if (n == h.name && h.hook != Hook::WatchExtension) {
-                p.hooks[h.hook] = nullptr;
+                p.hooks.set(h.hook, nullptr);
                 known = true;
             }
         if (!known) return violation("unknown hook " + n);

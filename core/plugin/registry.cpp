@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <tuple>
 
 namespace trainer::core {
 
@@ -190,6 +191,10 @@ void PluginRegistry::insertSorted(std::unique_ptr<LoadedPlugin> p) {
     };
     for (auto const& c : p->claims) claims_.add(c, p.get());
     byName_.emplace(p->name, p.get());
+    if (plugins_.empty() || !before(p, plugins_.back())) {  // files load in name order: usually last
+        plugins_.push_back(std::move(p));
+        return;
+    }
     auto at = std::upper_bound(plugins_.begin(), plugins_.end(), p, before);
     plugins_.insert(at, std::move(p));
 }
@@ -233,16 +238,20 @@ std::vector<std::pair<std::string, std::string>> shippedManifest(const std::stri
 // `hashOf` is the registry's (the hash cache's): a file hashed here is not read again to load it.
 void shippedFirst(const std::unordered_set<std::string>& shippedNames, std::vector<std::string>& files, const PluginOptions& options,
                   const std::function<std::string(const std::string&)>& hashOf) {
-    std::vector<std::pair<bool, std::string>> keyed;  // (not shipped, path): shipped sort first
+    // (not shipped, file name, path): shipped sort first; the paths share their directory.
+    std::vector<std::tuple<bool, std::string_view, std::string*>> keyed;
     keyed.reserve(files.size());
     for (auto& f : files) {
         const std::string name(fileNameOf(f));  // listDirectory's paths: dir + "/" + name
         const bool shipped = shippedNames.count(name) ||
                              (!options.shippedHashes.empty() && options.shippedHashes.count(hashOf(f)));
-        keyed.emplace_back(!shipped, std::move(f));
+        keyed.emplace_back(!shipped, fileNameOf(f), &f);
     }
     std::sort(keyed.begin(), keyed.end());
-    for (size_t i = 0; i < files.size(); ++i) files[i] = std::move(keyed[i].second);
+    std::vector<std::string> sorted;
+    sorted.reserve(files.size());
+    for (auto& k : keyed) sorted.push_back(std::move(*std::get<2>(k)));
+    files = std::move(sorted);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #pragma once
 
 #include "core/plugin/claims.hpp"
+#include "core/plugin/hooks.hpp"
 #include "core/plugin/isolation_options.hpp"
+#include "core/plugin/string_hash.hpp"
 
 #include <trainer/abi.h>
 
@@ -22,6 +24,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -35,25 +38,6 @@ namespace isolation {
 class RemotePlugin;
 using IsolationObserver = std::function<void(const std::string& plugin, std::string_view event, std::string_view reason)>;
 }  // namespace isolation
-
-// The extension points, in pipeline order, in one table (ABI tables of trn_plugin_descriptor).
-enum class Hook { CustomValidation, WatchExtension, EnforceMLPolicy, EnforcePodGroupPolicy, EnforcePodSpec,
-                  PreComponentBuilder, ComponentBuilder, TrainJobStatus };
-struct HookInfo {
-    Hook hook;
-    const char* name;
-};
-inline constexpr std::array<HookInfo, 8> kHooks{{
-    {Hook::CustomValidation, "CustomValidation"},
-    {Hook::WatchExtension, "WatchExtension"},
-    {Hook::EnforceMLPolicy, "EnforceMLPolicy"},
-    {Hook::EnforcePodGroupPolicy, "EnforcePodGroupPolicy"},
-    {Hook::EnforcePodSpec, "EnforcePodSpec"},
-    {Hook::PreComponentBuilder, "PreComponentBuilder"},
-    {Hook::ComponentBuilder, "ComponentBuilder"},
-    {Hook::TrainJobStatus, "TrainJobStatus"},
-}};
-const char* hookName(Hook h);
 
 struct WatchSpec {
     std::string apiVersion;
@@ -74,7 +58,7 @@ struct LoadedPlugin {
     bool threadSafe = false;
     std::vector<std::string> claims;
     std::vector<WatchSpec> watches;
-    std::map<Hook, trn_hook_fn> hooks;
+    HookTable hooks;
     const trn_plugin_descriptor* descriptor = nullptr;
     trn_instance* instance = nullptr;
     std::unique_ptr<std::mutex> serial;  // held around hooks when the plugin is not thread-safe
@@ -84,7 +68,7 @@ struct LoadedPlugin {
     bool shipped = false;  // its file is listed in a shipped manifest (kShippedManifest)
     std::shared_ptr<isolation::RemotePlugin> remote;
 
-    bool implements(Hook h) const { return h == Hook::WatchExtension ? !watches.empty() : hooks.count(h) > 0; }
+    bool implements(Hook h) const { return h == Hook::WatchExtension ? !watches.empty() : hooks.has(h); }
     std::vector<std::string> extensionPoints() const;
 };
 
@@ -202,7 +186,7 @@ private:
 
     std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
     ClaimIndex claims_;                                                 // every loaded plugin's exclusive claims
-    std::map<std::string, const LoadedPlugin*, std::less<>> byName_;  // find(): names are unique
+    std::unordered_map<std::string, const LoadedPlugin*, StringHash, std::equal_to<>> byName_;  // find(): names are unique
     std::vector<Rejection> rejected_;
     std::map<std::string, std::string, std::less<>> shownDirs_;  // ends with "/"
     std::unique_ptr<detail::HashCache> hashes_;

@@ -31,7 +31,7 @@ void addHook(const trn_plugin_descriptor* d, const Table* trn_plugin_descriptor:
     if (!has(d, tableMember)) return;
     const Table* table = d->*tableMember;
     if (!table || !has(table, fnMember)) return;  // older table without this function: not provided
-    if (auto fn = table->*fnMember) p.hooks[h] = fn;
+    if (auto fn = table->*fnMember) p.hooks.set(h, fn);
 }
 
 void readHooks(const trn_plugin_descriptor* d, LoadedPlugin& p) {

@@ -52,15 +52,15 @@ std::string sha256Fd(int fd) {
 }
 
 bool isSha256Hex(std::string_view s) {
-    static constexpr auto kLowerHex = [] {
-        std::array<unsigned char, 256> t{};
-        for (unsigned char c : std::string_view("0123456789abcdef")) t[c] = 1;
-        return t;
-    }();
     if (s.size() != 64) return false;
-    unsigned ok = 1;  // a table and no early exit: start-up checks two of these per plugin file
-    for (char c : s) ok &= kLowerHex[static_cast<unsigned char>(c)];
-    return ok != 0;
+    // Arithmetic and no early exit, over a fixed count: the compiler checks several characters an
+    // instruction (start-up checks two of these per plugin file).
+    unsigned bad = 0;
+    for (size_t i = 0; i < 64; ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        bad |= static_cast<unsigned>(static_cast<unsigned char>(c - '0') > 9 && static_cast<unsigned char>(c - 'a') > 5);
+    }
+    return bad == 0;
 }
 
 std::string sha256Path(const std::string& path) {

@@ -50,15 +50,14 @@ bool CallResult::ok() const { return status == TRN_OK && !hasError(diagnostics);
 CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view input, const ClusterReader* cluster,
                       const PluginLogSink* logSink, const HookObserver* observer) {
     CallResult r;
-    auto it = plugin.hooks.find(hook);
-    if (it == plugin.hooks.end()) return r;
+    if (!plugin.hooks.has(hook)) return r;
     if (plugin.remote) return invokeRemote(plugin, hook, input, cluster, logSink, observer);
     trn_call call;
     call.plugin = &plugin;
     call.logSink = logSink;
     call.cluster = cluster;
     auto start = std::chrono::steady_clock::now();
-    r.status = callLocked(plugin, hook, it->second, call, input);
+    r.status = callLocked(plugin, hook, plugin.hooks.get(hook), call, input);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r.status != TRN_OK && !hasError(call.diagnostics))
         call.diagnostics.push_back({TRN_SEVERITY_ERROR, "",

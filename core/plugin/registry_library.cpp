@@ -83,7 +83,8 @@ std::unique_ptr<LoadedPlugin> makePlugin(const trn_plugin_descriptor* d, const s
     p->path = path;
     p->sha256 = sha256;
     p->abi = d->abi_version;
-    p->priority = options.priorities.count(p->name) ? options.priorities.at(p->name) : d->priority;
+    const auto priority = options.priorities.find(p->name);
+    p->priority = priority != options.priorities.end() ? priority->second : d->priority;
     p->threadSafe = (d->flags & TRN_PLUGIN_THREAD_SAFE) != 0;
     p->descriptor = d;
     if (!p->threadSafe) p->serial = std::make_unique<std::mutex>();

@@ -181,6 +181,22 @@ BOOST_FIXTURE_TEST_CASE(a_malformed_cache_line_spoils_the_whole_cache, CachedAlp
     BOOST_TEST(cache.filesRead() == 0);
 }
 
+// A cache line's and a manifest line's hash: exactly 64 lowercase hex digits. Each character just
+// outside the ranges ('/' ':' '`' 'g', upper case, a byte with the high bit set) is refused.
+BOOST_AUTO_TEST_CASE(a_hash_is_64_lowercase_hex_digits) {
+    const std::string good = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    BOOST_TEST(detail::isSha256Hex(good));
+    BOOST_TEST(!detail::isSha256Hex(good.substr(1)));
+    BOOST_TEST(!detail::isSha256Hex(good + "0"));
+    BOOST_TEST(!detail::isSha256Hex(""));
+    for (char bad : {'/', ':', '`', 'g', 'A', 'F', ' ', '\0', static_cast<char>('0' + 0x80), static_cast<char>('a' + 0x80)})
+        for (size_t at : {size_t{0}, size_t{31}, size_t{63}}) {
+            std::string s = good;
+            s[at] = bad;
+            BOOST_TEST(!detail::isSha256Hex(s), "character " << int(static_cast<unsigned char>(bad)) << " at " << at);
+        }
+}
+
 // The registry's own use: a second start-up over the same settled files reads none of them and
 // reports the same sha256 as sha256sum would.
 BOOST_AUTO_TEST_CASE(the_registry_reads_settled_files_once) {
