@@ -138,26 +138,26 @@ Diagnostics validateTrainJobRef(const json::object& trainJob, const ClusterReade
     const std::string apiVersion(kTrainerApiVersion);
     if (key == trKey) {
         ObjectKey rk{apiVersion, "TrainingRuntime", ns, *name};
-        auto runtime = cluster.get(rk);
-        if (runtime.failed()) d.add("spec.runtimeRef", readFailureMessage(rk, runtime.message), ErrorType::Internal);
-        else if (runtime.notFound())
+        auto runtime = cluster.share(rk);  // read, not copied: resolving the runtime reads it again
+        if (runtime->failed()) d.add("spec.runtimeRef", readFailureMessage(rk, runtime->message), ErrorType::Internal);
+        else if (runtime->notFound())
             d.add("spec.runtimeRef", "trainingruntimes.trainer.kubeflow.org \"" + *name +
                                          "\" not found: specified trainingRuntime must be created before the TrainJob is created");
         return d;
     }
     ObjectKey rk{apiVersion, "ClusterTrainingRuntime", "", *name};
-    auto runtime = cluster.get(rk);
-    if (runtime.failed()) {
-        d.add("spec.runtimeRef", readFailureMessage(rk, runtime.message), ErrorType::Internal);
+    auto runtime = cluster.share(rk);
+    if (runtime->failed()) {
+        d.add("spec.runtimeRef", readFailureMessage(rk, runtime->message), ErrorType::Internal);
         return d;
     }
-    if (runtime.notFound()) {
+    if (runtime->notFound()) {
         // Upstream quirk kept on purpose: capital R in this path only.
         d.add("spec.RuntimeRef", "clustertrainingruntimes.trainer.kubeflow.org \"" + *name +
                                      "\" not found: specified clusterTrainingRuntime must be created before the TrainJob is created");
         return d;
     }
-    if (label(runtime.object, kSupportLabel) == "deprecated")
+    if (label(runtime->object, kSupportLabel) == "deprecated")
         d.warn("", "Referenced ClusterTrainingRuntime \"" + *name +
                        "\" is deprecated and will be removed in a future release of Kubeflow Trainer. See runtime "
                        "deprecation policy: " + std::string(kDeprecationPolicyUrl));

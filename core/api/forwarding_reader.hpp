@@ -10,6 +10,7 @@ class ForwardingReader : public ClusterReader {
 public:
     explicit ForwardingReader(const ClusterReader& inner) : inner_(inner) {}
     ReadResult get(const ObjectKey& key) const override { return inner_.get(key); }
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override { return inner_.share(key); }
     ListResult list(const std::string& apiVersion, const std::string& kind,
                     const std::optional<std::string>& ns = std::nullopt) const override {
         return inner_.list(apiVersion, kind, ns);

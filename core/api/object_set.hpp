@@ -8,6 +8,8 @@
 #include <boost/json.hpp>
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -63,6 +65,12 @@ class ClusterReader {
 public:
     virtual ~ClusterReader() = default;
     virtual ReadResult get(const ObjectKey& key) const = 0;
+    // The same read, shared and immutable: a reader that keeps its answers (ReadMemo, ObjectSet)
+    // hands out the one it keeps instead of a copy. By default get()'s answer, moved. A reader
+    // whose get() changes what an inner reader answers changes share() alike (read_error_latch.hpp).
+    virtual std::shared_ptr<const ReadResult> share(const ObjectKey& key) const {
+        return std::make_shared<const ReadResult>(get(key));
+    }
     // Every object of one apiVersion+kind, optionally restricted to a namespace.
     virtual ListResult list(const std::string& apiVersion, const std::string& kind,
                             const std::optional<std::string>& ns = std::nullopt) const = 0;
@@ -70,14 +78,36 @@ public:
 
 class ObjectSet : public ClusterReader {
 public:
+    ObjectSet() = default;
+    // Copies and moves take the objects; what share() handed out stays with its holders.
+    ObjectSet(const ObjectSet& o) : objects_(o.objects_) {}
+    ObjectSet(ObjectSet&& o) noexcept : objects_(std::move(o.objects_)) {}
+    ObjectSet& operator=(const ObjectSet& o) { return *this = ObjectSet(o); }
+    ObjectSet& operator=(ObjectSet&& o) noexcept {
+        objects_ = std::move(o.objects_);
+        std::lock_guard lock(sharedMu_);
+        shared_.clear();
+        return *this;
+    }
     void put(json::object o) {
         auto k = keyOf(o);
+        {
+            std::lock_guard lock(sharedMu_);
+            shared_.erase(k);
+        }
         objects_[std::move(k)] = std::move(o);
     }
     ReadResult get(const ObjectKey& key) const override {
         auto it = objects_.find(key);
         if (it == objects_.end()) return ReadResult::absent();
         return ReadResult::of(it->second);
+    }
+    // One copy per object however often it is shared (render reads one runtime per TrainJob).
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override {
+        std::lock_guard lock(sharedMu_);
+        auto& slot = shared_[key];
+        if (!slot) slot = std::make_shared<const ReadResult>(get(key));
+        return slot;
     }
     const json::object* find(const ObjectKey& key) const {
         auto it = objects_.find(key);
@@ -94,6 +124,8 @@ public:
 
 private:
     std::map<ObjectKey, json::object> objects_;
+    mutable std::mutex sharedMu_;
+    mutable std::map<ObjectKey, std::shared_ptr<const ReadResult>> shared_;  // what share() handed out
 };
 
 }  // namespace trainer::core

@@ -18,6 +18,11 @@ public:
         if (r.failed()) remember(readFailureMessage(key, r.message));
         return r;
     }
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override {
+        auto r = inner_.share(key);
+        if (r->failed()) remember(readFailureMessage(key, r->message));
+        return r;
+    }
     ListResult list(const std::string& apiVersion, const std::string& kind,
                     const std::optional<std::string>& ns = std::nullopt) const override {
         auto r = inner_.list(apiVersion, kind, ns);

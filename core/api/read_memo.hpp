@@ -8,6 +8,7 @@
 #include "core/api/forwarding_reader.hpp"
 
 #include <map>
+#include <memory>
 #include <mutex>
 
 namespace trainer::core {
@@ -16,15 +17,17 @@ class ReadMemo : public ForwardingReader {
 public:
     using ForwardingReader::ForwardingReader;
 
-    ReadResult get(const ObjectKey& key) const override {
+    ReadResult get(const ObjectKey& key) const override { return *share(key); }
+    // The remembered answer itself: the first reader's, kept without a copy.
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override {
         {
             std::lock_guard lock(mu_);
             if (auto it = answers_.find(key); it != answers_.end()) return it->second;
         }
-        auto r = inner_.get(key);
-        if (!r.failed()) {
+        auto r = inner_.share(key);
+        if (!r->failed()) {
             std::lock_guard lock(mu_);
-            answers_.emplace(key, r);
+            return answers_.emplace(key, std::move(r)).first->second;  // a racing first read keeps the earlier answer
         }
         return r;
     }
@@ -36,7 +39,7 @@ public:
 
 private:
     mutable std::mutex mu_;
-    mutable std::map<ObjectKey, ReadResult> answers_;
+    mutable std::map<ObjectKey, std::shared_ptr<const ReadResult>> answers_;
 };
 
 }  // namespace trainer::core

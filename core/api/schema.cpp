@@ -61,10 +61,13 @@ bool flag(const json::object& o, std::string_view k) {
     auto it = o.find(k);
     return it != o.end() && it->value().is_bool() && it->value().get_bool();
 }
+const json::value* member(const json::object* o, std::string_view k) {
+    if (!o) return nullptr;
+    auto it = o->find(k);
+    return it == o->end() || it->value().is_null() ? nullptr : &it->value();
+}
 const json::value* member(const json::value* v, std::string_view k) {
-    if (!v || !v->is_object()) return nullptr;
-    auto it = v->get_object().find(k);
-    return it == v->get_object().end() || it->value().is_null() ? nullptr : &it->value();
+    return member(v && v->is_object() ? &v->get_object() : nullptr, k);
 }
 bool present(const json::object& o, std::string_view k) {
     auto it = o.find(k);
@@ -429,7 +432,7 @@ struct Validator {
         }
     }
 
-    void checkObject(const json::object& o, const json::value* old, const json::object& s, const std::string& path, bool root) {
+    void checkObject(const json::object& o, const json::object* old, const json::object& s, const std::string& path, bool root) {
         if (auto it = s.find("minProperties"); it != s.end() && number(it->value()) && o.size() < *number(it->value()))
             error(path, "Invalid value: " + std::to_string(o.size()) + ": " + inBody(path) + " should have at least " +
                             shown(it->value()) + " properties");
@@ -492,8 +495,32 @@ struct Validator {
         if (v.is_string()) checkString(v.get_string(), s, path);
         if (number(v)) checkNumber(v, s, path);
         if (v.is_array()) checkArray(v.get_array(), old, s, path);
-        if (v.is_object()) checkObject(v.get_object(), old, s, path, root);
+        if (v.is_object()) checkObject(v.get_object(), old && old->is_object() ? &old->get_object() : nullptr, s, path, root);
         checkCel(v, old, s, path);
+    }
+
+    // The same for an object at the root, without copying it (or the old one) into a json::value,
+    // which only the checks of a value itself need: a root schema of type object with none of
+    // them (no rules, enum, format or int-or-string) checks the members alone.
+    // Otherwise the object is copied into a value, or, given `borrow` (the same object, mutable),
+    // moved into one and back.
+    void validateRoot(const json::object& o, json::object* borrow, const json::object* old, const json::object& s) {
+        const std::string_view type = str(s, "type");
+        const bool membersOnly = (type.empty() || type == "object") && !s.contains("x-kubernetes-validations") &&
+                                 !s.contains("x-kubernetes-int-or-string") && !s.contains("enum") && !s.contains("format");
+        if (membersOnly) return checkObject(o, old, s, "", true);
+        std::optional<json::value> before;
+        if (old) before.emplace(*old);
+        if (!borrow) {
+            json::value self(o);
+            return validate(self, before ? &*before : nullptr, s, "", true);
+        }
+        struct Lent {  // gives the object back however the check ends
+            json::object& to;
+            json::value self;
+            ~Lent() { to = std::move(self.as_object()); }
+        } lent{*borrow, json::value(std::move(*borrow))};
+        validate(lent.self, before ? &*before : nullptr, s, "", true);
     }
 };
 
@@ -670,18 +697,23 @@ void applyDefaults(json::object& o) {
         if (auto it = o.find("metadata"); it != o.end() && it->value().is_object()) it->value().as_object().erase("namespace");
 }
 
-Diagnostics validateSchema(const json::object& o, const json::object* oldObj) {
+namespace {
+
+Diagnostics checkSchema(const json::object& o, json::object* borrow, const json::object* oldObj) {
     Diagnostics d;
     ObjectKind kind = kindOf(o);
     auto schema = crdSchema(kind);
     if (!schema) return d;
     validateMeta(o, kind != ObjectKind::ClusterTrainingRuntime, d);
-    json::value self(o);
-    std::optional<json::value> old;
-    if (oldObj) old.emplace(*oldObj);
-    Validator{d}.validate(self, old ? &*old : nullptr, *schema, "", true);
+    Validator{d}.validateRoot(o, borrow, oldObj, *schema);
     return d;
 }
+
+}  // namespace
+
+Diagnostics validateSchema(const json::object& o, const json::object* oldObj) { return checkSchema(o, nullptr, oldObj); }
+
+Diagnostics validateSchemaInPlace(json::object& o, const json::object* oldObj) { return checkSchema(o, &o, oldObj); }
 
 std::vector<std::string> celRulesInSchemas() {
     std::set<std::string> rules;

@@ -29,6 +29,9 @@ void applySchemaDefaults(json::object& obj, const json::object& openApiV3Schema)
 // OpenAPI schema, CEL (`oldObj` given = UPDATE; transition rules only then) and ObjectMeta
 // validation of a trainer object. Messages read like the API server's. Other kinds: no errors.
 Diagnostics validateSchema(const json::object& obj, const json::object* oldObj = nullptr);
+// The same, without copying `obj`: root-level rules see it moved into a json::value and back
+// (the admission path, which owns the object it checks).
+Diagnostics validateSchemaInPlace(json::object& obj, const json::object* oldObj = nullptr);
 
 // Every distinct x-kubernetes-validations rule string in the embedded schemas.
 std::vector<std::string> celRulesInSchemas();

@@ -132,11 +132,10 @@ void registerWebhooks(srv::WebhookServer& wh, const Framework& fw, const Cluster
                   return srv::AdmissionResponse::patched(req.object, mutated);
               });
     // The validating webhooks judge with the API server's admission (controller::admit).
-    auto validate = [&fw, &cluster](const srv::AdmissionRequest& req) {
-        auto* obj = objectOf(req.object);
-        if (!obj) return badObject();
-        json::object copy = *obj;
-        auto r = controller::admit(fw, copy, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr, cluster,
+    auto validate = [&fw, &cluster](srv::AdmissionRequest& req) {
+        if (!req.object.is_object()) return badObject();
+        json::object obj = std::move(req.object.get_object());  // the handler's to consume (webhook.hpp)
+        auto r = controller::admit(fw, obj, req.operation == "UPDATE" ? objectOf(req.oldObject) : nullptr, cluster,
                                    std::chrono::system_clock::now());
         auto d = r.all();
         if (r.readError) {  // could not read the cluster: an internal error to retry, not a denial

@@ -45,7 +45,7 @@ AdmissionResult admit(const Framework& framework, json::object& obj, const json:
     if (kind == ObjectKind::Other) return r;
     applyDefaults(obj);
     if (kind == ObjectKind::TrainJob) stampRuntimePatchTimes(obj, old, formatRfc3339(now));
-    r.schema = validateSchema(obj, old);
+    r.schema = validateSchemaInPlace(obj, old);
     if (!r.schema.ok()) return r;
     switch (kind) {
     case ObjectKind::TrainJob:

@@ -306,20 +306,20 @@ std::string runtimeSnapshotName(const json::object& trainJob) {
     return str(obj(&trainJob, "metadata"), "name") + std::string(kSnapshotSuffix);
 }
 
-std::optional<json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster, Diagnostics& diag,
-                                           bool useSnapshot) {
+std::shared_ptr<const json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster,
+                                                   Diagnostics& diag, bool useSnapshot) {
     Reporter rep(diag, "");
     auto ref = runtimeRefOf(trainJob);
     const std::string ns = str(obj(&trainJob, "metadata"), "namespace");
     if (ref.name.empty()) {
         rep.error("spec.runtimeRef.name", "Required value", ErrorType::Required);
-        return std::nullopt;
+        return nullptr;
     }
     auto kind = std::find_if(std::begin(kRuntimeKinds), std::end(kRuntimeKinds),
                              [&](const RuntimeKind& k) { return k.kind == ref.kind; });
     if (kind == std::end(kRuntimeKinds) || ref.group != kGroup) {
         rep.error("spec.runtimeRef", "unsupported runtime: " + runtimeRegistryKey(trainJob), ErrorType::NotSupported);
-        return std::nullopt;
+        return nullptr;
     }
     if (useSnapshot) {
         // A snapshot that could not be read is not "no snapshot": the live runtime may have changed.
@@ -327,23 +327,26 @@ std::optional<json::object> resolveRuntime(const json::object& trainJob, const C
         auto cm = cluster.get(snapshotKey);
         if (cm.failed()) {
             rep.error("spec.runtimeRef", readFailureMessage(snapshotKey, cm.message), ErrorType::Internal);
-            return std::nullopt;
+            return nullptr;
         }
-        if (cm.found()) return readSnapshot(trainJob, cm.object, ref, rep);
+        if (cm.found()) {
+            auto snapshot = readSnapshot(trainJob, cm.object, ref, rep);
+            return snapshot ? std::make_shared<const json::object>(std::move(*snapshot)) : nullptr;
+        }
     }
     ObjectKey liveKey{std::string(kGroup) + "/" + std::string(kVersion), std::string(kind->kind),
                       kind->namespaced ? ns : std::string(), ref.name};
-    auto live = cluster.get(liveKey);
-    if (live.failed()) {
-        rep.error("spec.runtimeRef", readFailureMessage(liveKey, live.message), ErrorType::Internal);
-        return std::nullopt;
+    auto live = cluster.share(liveKey);
+    if (live->failed()) {
+        rep.error("spec.runtimeRef", readFailureMessage(liveKey, live->message), ErrorType::Internal);
+        return nullptr;
     }
-    if (live.notFound()) {
+    if (live->notFound()) {
         rep.error("spec.runtimeRef", std::string(kind->notFoundPrefix) + std::string(kind->resource) + "." +
                                          std::string(kGroup) + " \"" + ref.name + "\" not found");
-        return std::nullopt;
+        return nullptr;
     }
-    return std::move(live.object);
+    return std::shared_ptr<const json::object>(live, &live->object);  // kept alive with its read
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -21,11 +22,12 @@ std::string runtimeRegistryKey(const json::object& trainJob);
 std::string runtimeSnapshotName(const json::object& trainJob);
 
 // The runtime the TrainJob refers to: with `useSnapshot`, the one stored in the snapshot
-// ConfigMap when that exists (§10, its error texts); otherwise the live TrainingRuntime in the
-// TrainJob's namespace or the ClusterTrainingRuntime (§3 not-found texts). nullopt + error on
-// failure (errors at `spec.runtimeRef`).
-std::optional<json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster, Diagnostics& diag,
-                                           bool useSnapshot);
+// ConfigMap when that exists; otherwise the live TrainingRuntime in the TrainJob's namespace or
+// the ClusterTrainingRuntime (upstream's not-found texts). Null + error on failure (errors at
+// `spec.runtimeRef`). Shared, not copied, from a reader that keeps its answers
+// (ClusterReader::share): admission and render read one runtime for many TrainJobs.
+std::shared_ptr<const json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster,
+                                                   Diagnostics& diag, bool useSnapshot);
 
 // The ConfigMap `<job>-runtime-snapshot` (§10): TrainJob controller owner reference,
 // data.runtime = YAML of the whole runtime object.

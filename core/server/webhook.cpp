@@ -29,14 +29,15 @@ std::string str(const json::object& o, std::string_view key) {
     return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
 }
 
-json::object objectAt(const json::object& o, std::string_view key) {
+// The member `key` of the parsed review, moved out of it (the review is read once).
+json::object takeObject(json::object& o, std::string_view key) {
     auto it = o.find(key);
-    return it != o.end() && it->value().is_object() ? it->value().as_object() : json::object();
+    return it != o.end() && it->value().is_object() ? std::move(it->value().as_object()) : json::object();
 }
 
-json::value valueAt(const json::object& o, std::string_view key) {
+json::value takeValue(json::object& o, std::string_view key) {
     auto it = o.find(key);
-    return it != o.end() ? it->value() : json::value();
+    return it != o.end() ? std::move(it->value()) : json::value();
 }
 
 // An AdmissionReview carrying an error (controller-runtime's Errored()), served with HTTP `status`.
@@ -82,7 +83,7 @@ std::optional<AdmissionRequest> parseReview(const Request& req, std::string& api
         error = "couldn't decode AdmissionReview: not a JSON object";
         return std::nullopt;
     }
-    const auto& o = doc.as_object();
+    auto& o = doc.as_object();
     std::string version = str(o, "apiVersion");
     if (std::find(kReviewVersions.begin(), kReviewVersions.end(), version) == kReviewVersions.end()) {
         error = "apiVersion: unsupported value \"" + version + "\", expected admission.k8s.io/v1";
@@ -98,21 +99,21 @@ std::optional<AdmissionRequest> parseReview(const Request& req, std::string& api
         error = "request: required value";
         return std::nullopt;
     }
-    const auto& r = it->value().as_object();
+    auto& r = it->value().as_object();
     AdmissionRequest out;
     out.uid = str(r, "uid");
     if (out.uid.empty()) {
         error = "request.uid: required value";
         return std::nullopt;
     }
-    out.kind = objectAt(r, "kind");
-    out.resource = objectAt(r, "resource");
+    out.kind = takeObject(r, "kind");
+    out.resource = takeObject(r, "resource");
     out.name = str(r, "name");
     out.ns = str(r, "namespace");
     out.operation = str(r, "operation");
-    out.object = valueAt(r, "object");
-    out.oldObject = valueAt(r, "oldObject");
-    out.userInfo = objectAt(r, "userInfo");
+    out.object = takeValue(r, "object");
+    out.oldObject = takeValue(r, "oldObject");
+    out.userInfo = takeObject(r, "userInfo");
     if (auto d = r.find("dryRun"); d != r.end() && d->value().is_bool()) out.dryRun = d->value().as_bool();
     return out;
 }

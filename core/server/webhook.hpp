@@ -68,7 +68,10 @@ struct AdmissionResponse {
                                      std::vector<std::string> warnings = {});
 };
 
-using AdmissionHandler = std::function<AdmissionResponse(const AdmissionRequest&)>;
+// Answers one review. The request is the handler's to consume: it may move `object` and
+// `oldObject` out (the validating webhooks default and check the object in place); the server
+// answers from `uid` and the response.
+using AdmissionHandler = std::function<AdmissionResponse(AdmissionRequest&)>;
 
 // "<path>: <message>, <path>: <message>" (path omitted when empty).
 std::string joinFieldErrors(const ErrorList& errors);

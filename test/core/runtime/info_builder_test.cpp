@@ -426,10 +426,10 @@ BOOST_AUTO_TEST_CASE(runtime_lookup_not_found_texts) {
             Diagnostics diag;
             auto rt = resolveRuntime(job, cluster, diag, true);
             if (c.error.empty()) {
-                BOOST_TEST(rt.has_value());
+                BOOST_TEST(rt != nullptr);
                 BOOST_TEST(diag.ok());
             } else {
-                BOOST_TEST(!rt.has_value());
+                BOOST_TEST(rt == nullptr);
                 BOOST_TEST_REQUIRE(diag.errors.size() == 1u);
                 BOOST_TEST(diag.errors[0].message == c.error);
             }
@@ -457,11 +457,11 @@ BOOST_AUTO_TEST_CASE(runtime_snapshot_round_trip) {
     Diagnostics diag;
     auto got = resolveRuntime(job, cluster, diag, true);
     BOOST_TEST_REQUIRE(diag.ok());
-    BOOST_TEST_REQUIRE(got.has_value());
+    BOOST_TEST_REQUIRE(got != nullptr);
     BOOST_TEST(json::serialize(*got) == json::serialize(runtime));
     // useSnapshot=false reads the live runtime (missing here).
     Diagnostics live;
-    BOOST_TEST(!resolveRuntime(job, cluster, live, false).has_value());
+    BOOST_TEST(resolveRuntime(job, cluster, live, false) == nullptr);
     BOOST_TEST(live.errors.size() == 1u);
 }
 
@@ -521,12 +521,12 @@ BOOST_AUTO_TEST_CASE(runtime_snapshot_errors) {
             cluster.put(cm);
             cluster.put(runtime);
             Diagnostics diag;
-            BOOST_TEST(!resolveRuntime(job, cluster, diag, true).has_value());
+            BOOST_TEST(resolveRuntime(job, cluster, diag, true) == nullptr);
             BOOST_TEST_REQUIRE(diag.errors.size() == 1u);
             BOOST_TEST(diag.errors[0].message.starts_with(c.error), diag.errors[0].message);
             // Without the snapshot the live runtime is used.
             Diagnostics live;
-            BOOST_TEST(resolveRuntime(job, cluster, live, false).has_value());
+            BOOST_TEST(resolveRuntime(job, cluster, live, false) != nullptr);
         }
     }
 }

@@ -118,6 +118,36 @@ struct Fixture {
 
 BOOST_AUTO_TEST_SUITE(webhook)
 
+// The handler receives every part of the review (moved out of the parsed document, not copied)
+// and may consume the request: the answer still carries the review's uid.
+BOOST_AUTO_TEST_CASE(a_handler_may_consume_the_request) {
+    json::object userInfo{{"username", "alice"}, {"groups", json::array{"dev"}}};
+    json::object body = json::parse(review("uid-7", trainJob(false))).as_object();
+    body["request"].as_object()["userInfo"] = userInfo;
+    body["request"].as_object()["oldObject"] = trainJob(true);
+    Request req;
+    req.method = "POST";
+    req.path = "/validate";
+    req.headers = {{"content-type", "application/json"}};  // stored lower-case, as the server reads them
+    req.body = json::serialize(body);
+    json::value taken, takenOld;
+    auto res = serveAdmission(req, "vtrainjob.example", [&](AdmissionRequest& r) {
+        BOOST_TEST(r.uid == "uid-7");
+        BOOST_TEST(r.kind.at("kind") == "TrainJob");
+        BOOST_TEST(r.resource.at("resource") == "trainjobs");
+        BOOST_TEST(r.userInfo == userInfo);
+        taken = std::move(r.object);
+        takenOld = std::move(r.oldObject);
+        return AdmissionResponse::allow();
+    });
+    BOOST_TEST_REQUIRE(res.status == 200u, res.body);
+    BOOST_TEST(taken == json::value(trainJob(false)));
+    BOOST_TEST(takenOld == json::value(trainJob(true)));
+    auto answer = json::parse(res.body).as_object();
+    BOOST_TEST(answer.at("response").at("uid") == "uid-7");
+    BOOST_TEST(answer.at("response").at("allowed") == true);
+}
+
 BOOST_AUTO_TEST_CASE(diff_patch_round_trips) {
     const std::vector<std::pair<std::string, std::string>> cases{
         {R"({"a":1})", R"({"a":2})"},
