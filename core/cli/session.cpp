@@ -130,7 +130,7 @@ Diagnostics Session::admitDocuments(std::vector<InputDocument> docs, const std::
         Diagnostics od;
         if (kind == ObjectKind::TrainJob) {
             applyDefaults(d.object);
-            od = validateSchema(d.object);
+            od = validateSchemaInPlace(d.object);
             trainJobs.push_back(i);
         } else if (kind == ObjectKind::TrainingRuntime || kind == ObjectKind::ClusterTrainingRuntime) {
             applyDefaults(d.object);
