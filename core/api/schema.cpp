@@ -316,6 +316,58 @@ bool pluginExtensible(const std::string& path) {
     return std::find(kPluginExtensible.begin(), kPluginExtensible.end(), path) != kPluginExtensible.end();
 }
 
+// The keywords of one schema node, looked up once: validation consults a dozen of them at every
+// node of every object it checks (keywordsOf).
+struct Keywords {
+    std::string_view type, format, pattern, listType;
+    bool nullable = false, intOrString = false, preserveUnknown = false;
+    // Present whatever their type; the checks apply those that are numbers.
+    const json::value *maxLength = nullptr, *minLength = nullptr, *minimum = nullptr, *maximum = nullptr;
+    const json::value *maxItems = nullptr, *minItems = nullptr, *minProperties = nullptr;
+    const json::value* additional = nullptr;  // additionalProperties
+    const json::array *enumValues = nullptr, *required = nullptr, *listMapKeys = nullptr, *rules = nullptr;
+    const json::object *properties = nullptr, *items = nullptr;
+
+    static Keywords of(const json::object& s) {
+        Keywords k;
+        k.type = str(s, "type");
+        k.format = str(s, "format");
+        k.pattern = str(s, "pattern");
+        k.listType = str(s, "x-kubernetes-list-type");
+        k.nullable = flag(s, "nullable");
+        k.intOrString = flag(s, "x-kubernetes-int-or-string");
+        k.preserveUnknown = flag(s, "x-kubernetes-preserve-unknown-fields");
+        auto at = [&](std::string_view key) { return s.if_contains(key); };
+        k.maxLength = at("maxLength");
+        k.minLength = at("minLength");
+        k.minimum = at("minimum");
+        k.maximum = at("maximum");
+        k.maxItems = at("maxItems");
+        k.minItems = at("minItems");
+        k.minProperties = at("minProperties");
+        k.additional = at("additionalProperties");
+        k.enumValues = arr(s, "enum");
+        k.required = arr(s, "required");
+        k.listMapKeys = arr(s, "x-kubernetes-list-map-keys");
+        k.rules = arr(s, "x-kubernetes-validations");
+        k.properties = obj(s, "properties");
+        k.items = obj(s, "items");
+        return k;
+    }
+};
+
+// The keywords of a node of the embedded schemas (crds(): parsed once, never changed or freed,
+// the only schemas Validator walks), read on a thread's first visit to the node and remembered by
+// its address. Per thread: no lock on the webhook's workers; a few hundred nodes each.
+const Keywords& keywordsOf(const json::object& s) {
+    thread_local std::unordered_map<const json::object*, Keywords> cache;
+    auto [it, added] = cache.try_emplace(&s);
+    if (added) it->second = Keywords::of(s);
+    return it->second;
+}
+
+// Checks objects against the embedded schemas only (crdSchema): keywordsOf remembers their nodes
+// by address.
 struct Validator {
     Diagnostics& d;
 
@@ -323,15 +375,15 @@ struct Validator {
 
     std::string inBody(const std::string& path) const { return (path.empty() ? std::string("body") : path + " in body"); }
 
-    bool checkType(const json::value& v, const json::object& s, const std::string& path) {
-        if (flag(s, "x-kubernetes-int-or-string")) {
+    bool checkType(const json::value& v, const Keywords& s, const std::string& path) {
+        if (s.intOrString) {
             if (v.is_string() || isInteger(v)) return true;
             error(path, "Invalid value: \"" + std::string(typeName(v)) + "\": " + inBody(path) +
                             " must be of type integer or string: \"" + std::string(typeName(v)) + "\"",
                   ErrorType::TypeInvalid);
             return false;
         }
-        std::string_view t = str(s, "type");
+        std::string_view t = s.type;
         if (t.empty()) return true;
         bool ok = (t == "object" && v.is_object()) || (t == "array" && v.is_array()) || (t == "string" && v.is_string()) ||
                   (t == "boolean" && v.is_bool()) || (t == "integer" && isInteger(v)) || (t == "number" && number(v));
@@ -342,8 +394,8 @@ struct Validator {
         return ok;
     }
 
-    void checkFormat(const json::value& v, const json::object& s, const std::string& path) {
-        std::string_view f = str(s, "format");
+    void checkFormat(const json::value& v, const Keywords& s, const std::string& path) {
+        std::string_view f = s.format;
         if (f == "int32" && isInteger(v)) {
             auto n = *number(v);
             if (n < -2147483648.0 || n > 2147483647.0)
@@ -354,8 +406,8 @@ struct Validator {
         }
     }
 
-    void checkEnum(const json::value& v, const json::object& s, const std::string& path) {
-        auto e = arr(s, "enum");
+    void checkEnum(const json::value& v, const Keywords& s, const std::string& path) {
+        auto e = s.enumValues;
         if (!e) return;
         for (auto const& x : *e)
             if (deepEqual(x, v)) return;
@@ -364,23 +416,23 @@ struct Validator {
         error(path, "Unsupported value: " + shown(v) + ": supported values: " + supported, ErrorType::NotSupported);
     }
 
-    void checkString(const json::string& v, const json::object& s, const std::string& path) {
+    void checkString(const json::string& v, const Keywords& s, const std::string& path) {
         std::size_t n = charCount(v);
-        if (auto it = s.find("maxLength"); it != s.end() && number(it->value()) && n > *number(it->value()))
-            error(path, "Too long: may not be longer than " + shown(it->value()), ErrorType::TooLong);
-        if (auto it = s.find("minLength"); it != s.end() && number(it->value()) && n < *number(it->value()))
+        if (auto it = s.maxLength; it && number(*it) && n > *number(*it))
+            error(path, "Too long: may not be longer than " + shown(*it), ErrorType::TooLong);
+        if (auto it = s.minLength; it && number(*it) && n < *number(*it))
             error(path, "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should be at least " +
-                            shown(it->value()) + " chars long");
-        if (auto p = str(s, "pattern"); !p.empty() && !searchPattern(std::string(p), std::string(v)))
+                            shown(*it) + " chars long");
+        if (auto p = s.pattern; !p.empty() && !searchPattern(std::string(p), std::string(v)))
             error(path, "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should match '" + std::string(p) + "'");
     }
 
-    void checkNumber(const json::value& v, const json::object& s, const std::string& path) {
+    void checkNumber(const json::value& v, const Keywords& s, const std::string& path) {
         double n = *number(v);
-        if (auto it = s.find("minimum"); it != s.end() && number(it->value()) && n < *number(it->value()))
-            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be greater than or equal to " + shown(it->value()));
-        if (auto it = s.find("maximum"); it != s.end() && number(it->value()) && n > *number(it->value()))
-            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be less than or equal to " + shown(it->value()));
+        if (auto it = s.minimum; it && number(*it) && n < *number(*it))
+            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be greater than or equal to " + shown(*it));
+        if (auto it = s.maximum; it && number(*it) && n > *number(*it))
+            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be less than or equal to " + shown(*it));
     }
 
     // The list-map identity of an object item (its key members), or null.
@@ -404,15 +456,15 @@ struct Validator {
         return out;
     }
 
-    void checkArray(const json::array& a, const json::value* old, const json::object& s, const std::string& path) {
-        if (auto it = s.find("maxItems"); it != s.end() && number(it->value()) && a.size() > *number(it->value()))
-            error(path, "Too many: " + std::to_string(a.size()) + ": must have at most " + shown(it->value()) + " items",
+    void checkArray(const json::array& a, const json::value* old, const Keywords& s, const std::string& path) {
+        if (auto it = s.maxItems; it && number(*it) && a.size() > *number(*it))
+            error(path, "Too many: " + std::to_string(a.size()) + ": must have at most " + shown(*it) + " items",
                   ErrorType::TooMany);
-        if (auto it = s.find("minItems"); it != s.end() && number(it->value()) && a.size() < *number(it->value()))
+        if (auto it = s.minItems; it && number(*it) && a.size() < *number(*it))
             error(path, "Invalid value: " + std::to_string(a.size()) + ": " + inBody(path) + " should have at least " +
-                            shown(it->value()) + " items");
-        std::string_view listType = str(s, "x-kubernetes-list-type");
-        const json::array* keys = listType == "map" ? arr(s, "x-kubernetes-list-map-keys") : nullptr;
+                            shown(*it) + " items");
+        std::string_view listType = s.listType;
+        const json::array* keys = listType == "map" ? s.listMapKeys : nullptr;
         std::unordered_set<std::string> seen;  // canonical identities: linear, not pairwise deepEqual
         for (std::size_t i = 0; i < a.size(); ++i) {
             json::value identity;
@@ -421,7 +473,7 @@ struct Validator {
             if (!identity.is_null() && !seen.insert(canonicalKey(identity)).second)
                 error(index(path, i), "Duplicate value: " + json::serialize(identity), ErrorType::Duplicate);
         }
-        auto items = obj(s, "items");
+        auto items = s.items;
         if (!items) return;
         auto olds = oldItemsById(old, keys);
         for (std::size_t i = 0; i < a.size(); ++i) {
@@ -432,31 +484,31 @@ struct Validator {
         }
     }
 
-    void checkObject(const json::object& o, const json::object* old, const json::object& s, const std::string& path, bool root) {
-        if (auto it = s.find("minProperties"); it != s.end() && number(it->value()) && o.size() < *number(it->value()))
+    void checkObject(const json::object& o, const json::object* old, const Keywords& s, const std::string& path, bool root) {
+        if (auto it = s.minProperties; it && number(*it) && o.size() < *number(*it))
             error(path, "Invalid value: " + std::to_string(o.size()) + ": " + inBody(path) + " should have at least " +
-                            shown(it->value()) + " properties");
-        if (auto req = arr(s, "required"))
+                            shown(*it) + " properties");
+        if (auto req = s.required)
             for (auto const& r : *req)
                 if (r.is_string() && !present(o, r.get_string())) error(child(path, r.get_string()), "Required value", ErrorType::Required);
-        auto props = obj(s, "properties");
-        auto additional = s.find("additionalProperties");
-        bool preserve = flag(s, "x-kubernetes-preserve-unknown-fields");
+        auto props = s.properties;
+        const json::value* additional = s.additional;
+        bool preserve = s.preserveUnknown;
         for (auto const& kv : o) {
             if (root && kv.key() == "metadata") continue;  // ObjectMeta: checked by validateMeta
             const json::object* ps = props ? obj(*props, kv.key()) : nullptr;
             if (ps) {
                 if (kv.value().is_null() && !flag(*ps, "nullable")) continue;  // pruned by the API server
                 validate(kv.value(), member(old, kv.key()), *ps, child(path, kv.key()), false);
-            } else if (additional != s.end() && additional->value().is_object()) {
-                validate(kv.value(), member(old, kv.key()), additional->value().get_object(), mapKey(path, kv.key()), false);
+            } else if (additional && additional->is_object()) {
+                validate(kv.value(), member(old, kv.key()), additional->get_object(), mapKey(path, kv.key()), false);
             } else if (pluginExtensible(path)) {
                 // Plugins add policies here (mlPolicy.<x>, podGroupPolicy.<x>); the host checks each
                 // against the loaded plugins' claims, so an undeclared member is a policy, not a typo.
                 if (!kv.value().is_object())
                     error(child(path, kv.key()), "Invalid value: must be an object (the configuration of policy " +
                                                      std::string(kv.key()) + ")");
-            } else if (!preserve && !(additional != s.end() && additional->value().is_bool() && additional->value().get_bool())) {
+            } else if (!preserve && !(additional && additional->is_bool() && additional->get_bool())) {
                 // The API server silently prunes undeclared fields; we reject them instead so that a typo
                 // (`numNode:`) is caught rather than quietly dropped.
                 error(child(path, kv.key()), "field not declared in schema");
@@ -464,8 +516,8 @@ struct Validator {
         }
     }
 
-    void checkCel(const json::value& v, const json::value* old, const json::object& s, const std::string& path) {
-        auto rules = arr(s, "x-kubernetes-validations");
+    void checkCel(const json::value& v, const json::value* old, const Keywords& s, const std::string& path) {
+        auto rules = s.rules;
         if (!rules) return;
         for (auto const& r : *rules) {
             if (!r.is_object()) continue;
@@ -480,15 +532,16 @@ struct Validator {
             std::string_view message = str(r.get_object(), "message");
             std::string fieldPath(str(r.get_object(), "fieldPath"));
             // As apiextensions' CEL validator words it: field.Invalid(path, <schema type>, message).
-            std::string type(str(s, "type"));
+            std::string type(s.type);
             error(fieldPath.empty() ? path : path + fieldPath,
                   "Invalid value: \"" + type + "\": " +
                       (message.empty() ? "failed rule: " + std::string(rule) : std::string(message)));
         }
     }
 
-    void validate(const json::value& v, const json::value* old, const json::object& s, const std::string& path, bool root) {
-        if (v.is_null() && flag(s, "nullable")) return;
+    void validate(const json::value& v, const json::value* old, const json::object& schema, const std::string& path, bool root) {
+        const Keywords& s = keywordsOf(schema);
+        if (v.is_null() && s.nullable) return;
         if (!checkType(v, s, path)) return;
         checkFormat(v, s, path);
         checkEnum(v, s, path);
@@ -508,7 +561,7 @@ struct Validator {
         const std::string_view type = str(s, "type");
         const bool membersOnly = (type.empty() || type == "object") && !s.contains("x-kubernetes-validations") &&
                                  !s.contains("x-kubernetes-int-or-string") && !s.contains("enum") && !s.contains("format");
-        if (membersOnly) return checkObject(o, old, s, "", true);
+        if (membersOnly) return checkObject(o, old, keywordsOf(s), "", true);
         std::optional<json::value> before;
         if (old) before.emplace(*old);
         if (!borrow) {
