@@ -458,6 +458,40 @@ ReadResult SqliteStore::get(const ObjectKey& key) const {
     }
 }
 
+std::shared_ptr<const ReadResult> SqliteStore::share(const ObjectKey& key) const {
+    std::shared_ptr<const ReadResult> remembered;
+    auto r = readGuarded([&](const SqliteReadConnection& conn) -> std::optional<std::pair<int64_t, std::string>> {
+        Query q = conn.query("SELECT revision, body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
+        q.bindKey(1, key);
+        if (!q.step()) return std::nullopt;
+        const int64_t revision = q.integer(0);
+        remembered = parsedAt(key, revision);
+        return std::make_pair(revision, remembered ? std::string() : q.text(1));  // a remembered body is not copied
+    });
+    if (!r.ok()) return std::make_shared<const ReadResult>(ReadResult::error(std::move(*r.error)));
+    if (!r.value) return std::make_shared<const ReadResult>(ReadResult::absent());
+    if (remembered) return remembered;
+    try {
+        auto parsed = std::make_shared<const ReadResult>(ReadResult::of(parseBody(r.value->second, key)));
+        rememberParsed(key, r.value->first, parsed);
+        return parsed;
+    } catch (const std::exception& e) {
+        return std::make_shared<const ReadResult>(ReadResult::error(std::string("store: ") + e.what()));
+    }
+}
+
+std::shared_ptr<const ReadResult> SqliteStore::parsedAt(const ObjectKey& key, int64_t revision) const {
+    std::lock_guard lock(parsedMu_);
+    auto it = parsed_.find(key);
+    return it != parsed_.end() && it->second.revision == revision ? it->second.result : nullptr;
+}
+
+void SqliteStore::rememberParsed(const ObjectKey& key, int64_t revision, std::shared_ptr<const ReadResult> parsed) const {
+    std::lock_guard lock(parsedMu_);
+    if (parsed_.size() >= kParsedObjects && !parsed_.count(key)) parsed_.clear();  // bounded; the hot few come back
+    parsed_[key] = Parsed{revision, std::move(parsed)};
+}
+
 ListResult SqliteStore::list(const std::string& apiVersion, const std::string& kind,
                              const std::optional<std::string>& ns) const {
     return readGuarded([&](const SqliteReadConnection& conn) {

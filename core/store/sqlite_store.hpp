@@ -6,6 +6,7 @@
 
 #include "core/store/sqlite_checkpointer.hpp"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -54,6 +55,12 @@ public:
     // Reads answer Error with SQLite's message ("store: sqlite step: database is locked") when
     // SQLite fails (busy past the timeout, I/O error, corrupt page) or a stored body does not parse.
     ReadResult get(const ObjectKey& key) const override;
+    // get(), shared: an object parsed here is remembered with its row's revision, and a later
+    // share() that finds the row at that revision hands it out instead of parsing the body again
+    // (admission and the controller read one runtime for every TrainJob). Any write gives the row a
+    // new revision. At most kParsedObjects are remembered.
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override;
+    static constexpr size_t kParsedObjects = 64;
     ListResult list(const std::string& apiVersion, const std::string& kind,
                     const std::optional<std::string>& ns = std::nullopt) const override;
     ListResult listAll() const override;
@@ -88,6 +95,16 @@ protected:
     void runWrite(const std::function<bool(StoreTxn&)>& body) override;
 
 private:
+    // share()'s memory: the object parsed at `revision`, or null.
+    std::shared_ptr<const ReadResult> parsedAt(const ObjectKey& key, int64_t revision) const;
+    void rememberParsed(const ObjectKey& key, int64_t revision, std::shared_ptr<const ReadResult> parsed) const;
+    struct Parsed {
+        int64_t revision = 0;
+        std::shared_ptr<const ReadResult> result;
+    };
+    mutable std::mutex parsedMu_;
+    mutable std::map<ObjectKey, Parsed> parsed_;
+
     friend class SqliteTxn;
     friend class SqliteRederivableWriter;
     // One write transaction; `durable` false commits it with synchronous=NORMAL. Subscribers

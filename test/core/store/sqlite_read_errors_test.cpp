@@ -83,6 +83,9 @@ BOOST_AUTO_TEST_CASE(a_corrupt_objects_page_makes_get_and_list_errors_not_absenc
         BOOST_TEST(mentionsCorruption(r.message), r.message);
         BOOST_TEST(r.message.find("store: ") == 0u, r.message);
         BOOST_TEST(r.object.empty());
+        auto shared = store->share(key);
+        BOOST_TEST(shared->status == ReadStatus::Error, key.display() << ": " << toString(shared->status));
+        BOOST_TEST(mentionsCorruption(shared->message), shared->message);
     }
     auto listed = store->list("v1", "ConfigMap");
     BOOST_TEST_REQUIRE(!listed.ok());
@@ -105,6 +108,7 @@ BOOST_AUTO_TEST_CASE(a_corrupt_objects_page_makes_get_and_list_errors_not_absenc
     auto good = openOrFail(original);
     BOOST_TEST(good->get(kStored).status == ReadStatus::Found);
     BOOST_TEST(good->get(kNever).status == ReadStatus::NotFound);
+    BOOST_TEST(good->share(kStored)->status == ReadStatus::Found);
     BOOST_TEST(readOk(good->list("v1", "ConfigMap")).size() == 3u);
     BOOST_TEST(readOk(good->listKeys("v1", "ConfigMap")).size() == 3u);
 }
@@ -125,6 +129,10 @@ BOOST_AUTO_TEST_CASE(an_unparsable_stored_body_is_an_error_naming_the_object) {
     auto r = store->get(kStored);
     BOOST_TEST(r.status == ReadStatus::Error, toString(r.status));
     BOOST_TEST(r.message == "store: corrupt object ConfigMap default/a in store: not a JSON object", r.message);
+    auto shared = store->share(kStored);  // the same through share(), and not remembered
+    BOOST_TEST(shared->status == ReadStatus::Error, toString(shared->status));
+    BOOST_TEST(shared->message == r.message, shared->message);
+    BOOST_TEST(store->share(kStored)->status == ReadStatus::Error);
     BOOST_TEST(store->get(ObjectKey{"v1", "ConfigMap", "default", "b"}).status == ReadStatus::Found);
     auto listed = store->list("v1", "ConfigMap");
     BOOST_TEST_REQUIRE(!listed.ok());

@@ -75,6 +75,46 @@ BOOST_AUTO_TEST_CASE(sqlite_persists_across_reopen) {
     BOOST_TEST(store->create(configMap("d")).object.at("metadata").at("resourceVersion") == json::value("3"));
 }
 
+// share() parses a row once per revision: the same answer until the object is written, by this
+// store or another one on the same file; an answer handed out keeps the object it had.
+BOOST_AUTO_TEST_CASE(sqlite_share_parses_each_revision_once) {
+    TempDir dir;
+    auto path = dir.file("s.db");
+    auto store = openOrFail(path);
+    auto other = openOrFail(path);  // another writer of the file, as another process would be
+    const ObjectKey key{"v1", "ConfigMap", "default", "c"};
+    BOOST_TEST(store->share(key)->notFound());
+    BOOST_TEST_REQUIRE(store->create(configMap("c")).ok());
+    auto first = store->share(key);
+    BOOST_TEST_REQUIRE(first->found());
+    BOOST_TEST(store->share(key).get() == first.get());
+    BOOST_TEST(json::serialize(first->object) == json::serialize(store->get(key).object));
+
+    auto changed = first->object;
+    changed["data"] = json::object{{"k", "v2"}};
+    BOOST_TEST_REQUIRE(other->update(changed).ok());
+    auto second = store->share(key);
+    BOOST_TEST(second.get() != first.get());
+    BOOST_TEST(second->object.at("data").at("k") == "v2");
+    BOOST_TEST(first->object.at("data").at("k") == "v");  // what was handed out is unchanged
+    BOOST_TEST(store->share(key).get() == second.get());
+
+    BOOST_TEST_REQUIRE(store->remove(key).ok());
+    BOOST_TEST(store->share(key)->notFound());
+    BOOST_TEST_REQUIRE(store->create(configMap("c")).ok());  // the same key again: a new revision
+    auto third = store->share(key);
+    BOOST_TEST(third->found());
+    BOOST_TEST(third.get() != second.get());
+
+    // Past the bound the remembered objects are dropped, never answered wrongly.
+    for (size_t i = 0; i <= SqliteStore::kParsedObjects; ++i) {
+        const std::string name = "n" + std::to_string(i);
+        BOOST_TEST_REQUIRE(store->create(configMap(name)).ok());
+        BOOST_TEST(store->share(ObjectKey{"v1", "ConfigMap", "default", name})->object.at("metadata").at("name") == json::value(name));
+    }
+    BOOST_TEST(store->share(key)->object.at("metadata").at("name") == "c");
+}
+
 BOOST_AUTO_TEST_CASE(sqlite_rejects_bad_files_with_clear_errors) {
     TempDir dir;
     struct Case {
