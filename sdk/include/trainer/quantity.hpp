@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainer::sdk {
 
@@ -292,16 +293,30 @@ inline std::optional<std::string> invalidResourceKey(const boost::json::object& 
 }
 
 namespace quantity_detail {
+// Each value of `list` as a quantity, in order; false when one is not a quantity.
+inline bool quantitiesOf(const boost::json::object& list, std::vector<Quantity>& out) {
+    out.reserve(list.size());
+    for (auto const& kv : list) {
+        auto q = Quantity::fromJson(kv.value());
+        if (!q) return false;
+        out.push_back(*q);
+    }
+    return true;
+}
+
+// a's keys in a's order, then b's new ones; a shared key's value is f(a's, b's). Every value is
+// parsed once (pod requests combine a TrainJob's lists several times).
 template <class Combine>
 std::optional<boost::json::object> combine(const boost::json::object& a, const boost::json::object& b, Combine f) {
-    if (invalidResourceKey(a) || invalidResourceKey(b)) return std::nullopt;
-    boost::json::object out;
-    for (auto const& kv : a) out[kv.key()] = Quantity::fromJson(kv.value())->toString();
-    for (auto const& kv : b) {
-        Quantity q = *Quantity::fromJson(kv.value());
+    std::vector<Quantity> qa, qb;
+    if (!quantitiesOf(a, qa) || !quantitiesOf(b, qb)) return std::nullopt;
+    boost::json::object out(a.size() + b.size());
+    for (std::size_t i = 0; i < qa.size(); ++i) out[(a.begin() + i)->key()] = qa[i].toString();
+    for (std::size_t i = 0; i < qb.size(); ++i) {
+        auto const& kv = *(b.begin() + i);
         auto it = out.find(kv.key());
-        if (it == out.end()) out[kv.key()] = q.toString();
-        else it->value() = f(*Quantity::fromJson(it->value()), q).toString();
+        if (it == out.end()) out[kv.key()] = qb[i].toString();
+        else it->value() = f(*Quantity::fromJson(it->value()), qb[i]).toString();
     }
     return out;
 }

@@ -165,4 +165,12 @@ BOOST_AUTO_TEST_CASE(resource_lists) {
     BOOST_TEST(*trainer::sdk::invalidResourceKey(bad) == "cpu");
     BOOST_TEST(!trainer::sdk::invalidResourceKey(a).has_value());
     BOOST_TEST(trainer::sdk::addResourceLists({}, {})->empty());
+    // Every value comes out canonical, whichever side it came from; a bad value anywhere in
+    // either list spoils the whole.
+    auto canonical = trainer::sdk::addResourceLists(json::object{{"cpu", "1000m"}}, json::object{{"memory", "1024Mi"}});
+    BOOST_TEST_REQUIRE(canonical.has_value());
+    BOOST_TEST(json::serialize(*canonical) == R"({"cpu":"1","memory":"1Gi"})");
+    json::object lateBad{{"cpu", "1"}, {"memory", "many"}};
+    BOOST_TEST(!trainer::sdk::addResourceLists(a, lateBad).has_value());
+    BOOST_TEST(!trainer::sdk::maxResourceLists(lateBad, a).has_value());
 }
