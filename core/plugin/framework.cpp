@@ -135,11 +135,12 @@ std::string acceptObject(const std::string& plugin, const std::string& text, Obj
 
 Framework::Framework(const PluginRegistry& registry, HookObserver observer, OperatorSettings settings)
     : registry_(registry), observer_(std::move(observer)), settings_(std::move(settings)),
-      operatorMember_(operatorInfoMember(settings_)) {}
+      operatorMember_(operatorInfoMember(settings_)), operatorText_(json::serialize(operatorMember_)) {}
 
 void Framework::setOperatorSettings(OperatorSettings settings) {
     settings_ = std::move(settings);
     operatorMember_ = operatorInfoMember(settings_);
+    operatorText_ = json::serialize(operatorMember_);
 }
 
 json::object Framework::withOperator(json::object info) const {
@@ -153,7 +154,7 @@ std::string Framework::validationInput(const json::object& info) const {
     std::string text = json::serialize(info);
     text.pop_back();  // '}'
     text += info.empty() ? "\"operator\":" : ",\"operator\":";
-    text += json::serialize(operatorMember_);
+    text += operatorText_;
     text += '}';
     return text;
 }

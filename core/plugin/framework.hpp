@@ -92,6 +92,7 @@ private:
     HookObserver observer_;
     OperatorSettings settings_;
     json::object operatorMember_;  // operatorInfoMember(settings_), made when the settings are set
+    std::string operatorText_;     // json::serialize(operatorMember_), made with it
 };
 
 }  // namespace trainer::core
