@@ -185,6 +185,17 @@ BOOST_AUTO_TEST_CASE(validators_receive_the_info_with_the_operator_member_last) 
     BOOST_REQUIRE_EQUAL(seen.size(), 1u);
     BOOST_TEST(seen[0] == json::serialize(fw.withOperator(info)));
     BOOST_TEST(seen[0].find(R"("admission":{"operation":"CREATE"},"operator":{"namespace":"ops")") != std::string::npos);
+    // New settings (render's --feature-gates) reach the next validation whole.
+    s.operatorNamespace = "ops2";
+    fw.setOperatorSettings(s);
+    l.logs.clear();
+    BOOST_TEST(fw.validate(info, kEmpty).ok());
+    seen.clear();
+    for (auto const& line : l.logs)
+        if (line.rfind("alpha|info=", 0) == 0) seen.push_back(line.substr(11));
+    BOOST_REQUIRE_EQUAL(seen.size(), 1u);
+    BOOST_TEST(seen[0] == json::serialize(fw.withOperator(info)));
+    BOOST_TEST(seen[0].find(R"("operator":{"namespace":"ops2")") != std::string::npos);
 }
 
 // The operator member is the host's: a plugin editing it fails the build, naming the plugin.
