@@ -5,6 +5,7 @@
 
 #include "core/api/crd_schemas.hpp"
 #include "core/json/io.hpp"
+#include "core/json/lent_value.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -558,22 +559,18 @@ struct Validator {
     // Otherwise the object is copied into a value, or, given `borrow` (the same object, mutable),
     // moved into one and back.
     void validateRoot(const json::object& o, json::object* borrow, const json::object* old, const json::object& s) {
-        const std::string_view type = str(s, "type");
-        const bool membersOnly = (type.empty() || type == "object") && !s.contains("x-kubernetes-validations") &&
-                                 !s.contains("x-kubernetes-int-or-string") && !s.contains("enum") && !s.contains("format");
-        if (membersOnly) return checkObject(o, old, keywordsOf(s), "", true);
+        const Keywords& k = keywordsOf(s);
+        const bool membersOnly = (k.type.empty() || k.type == "object") && !k.rules && !k.intOrString && !k.enumValues &&
+                                 k.format.empty();
+        if (membersOnly) return checkObject(o, old, k, "", true);
         std::optional<json::value> before;
         if (old) before.emplace(*old);
         if (!borrow) {
             json::value self(o);
             return validate(self, before ? &*before : nullptr, s, "", true);
         }
-        struct Lent {  // gives the object back however the check ends
-            json::object& to;
-            json::value self;
-            ~Lent() { to = std::move(self.as_object()); }
-        } lent{*borrow, json::value(std::move(*borrow))};
-        validate(lent.self, before ? &*before : nullptr, s, "", true);
+        LentValue lent(*borrow);
+        validate(lent.value(), before ? &*before : nullptr, s, "", true);
     }
 };
 
@@ -734,18 +731,18 @@ const json::object* crdSchema(ObjectKind kind) {
 }
 
 void applySchemaDefaults(json::object& o, const json::object& schema) {
-    json::value v(std::move(o));
-    defaultValue(v, schema);
-    o = std::move(v.as_object());
+    LentValue v(o);
+    defaultValue(v.value(), schema);
 }
 
 void applyDefaults(json::object& o) {
     ObjectKind kind = kindOf(o);
     auto schema = crdSchema(kind);
     if (!schema) return;
-    json::value v(std::move(o));
-    defaultValue(v, *schema);
-    o = std::move(v.as_object());
+    {
+        LentValue v(o);
+        defaultValue(v.value(), *schema);
+    }
     if (kind == ObjectKind::ClusterTrainingRuntime)
         if (auto it = o.find("metadata"); it != o.end() && it->value().is_object()) it->value().as_object().erase("namespace");
 }

@@ -1,6 +1,7 @@
 #include "core/plugin/edits.hpp"
 
 #include "core/json/io.hpp"
+#include "core/json/lent_value.hpp"
 #include "core/plugin/claims.hpp"
 
 #include <algorithm>
@@ -271,16 +272,12 @@ std::string EditLedger::apply(json::object& info, const std::string& plugin, std
     if (auto why = parseEdit(plugin, editJson, e); !why.empty()) return why;
     if (auto c = checkClaims(plugin, e.path); !c.empty()) return c;
 
-    struct Restore {
-        json::object& info;
-        json::value root;
-        ~Restore() { info = std::move(root.as_object()); }
-    } held{info, json::value(std::move(info))};
+    LentValue held(info);
     std::string parentName, error;
-    json::value* parent = parentOf(held.root, e, plugin, parentName, error);
+    json::value* parent = parentOf(held.value(), e, plugin, parentName, error);
     if (!parent) return error;  // empty: a remove of something absent
     if (auto why = applyAt(*parent, parentName, e, plugin); !why.empty()) return why;
-    if (auto why = conflictAfter(held.root, plugin, e.path); !why.empty()) return why;
+    if (auto why = conflictAfter(held.value(), plugin, e.path); !why.empty()) return why;
     writes_.push_back(Write{plugin, std::move(e.path), e.set ? std::move(e.value) : json::value(nullptr)});
     return {};
 }
