@@ -154,6 +154,7 @@ public:
     std::string_view plugin() const { return plugin_; }
 
 private:
+    friend class Edits;  // sends an edit's text as it writes it (Edits::emitSet)
     void send(const WipedText& text) {
         auto fn = detail::hostEmit(api_);
         if (!fn) {
@@ -297,11 +298,15 @@ public:
     explicit Edits(Context& ctx) : ctx_(ctx) {}
 
     // Sets the value at a keyed JSON Pointer; keyed list elements are upserted.
-    void set(std::string_view path, json::value value) {
-        ctx_.emit(json::object{{"op", "set"}, {"path", path}, {"value", std::move(value)}});
-    }
+    void set(std::string_view path, json::value value) { emitSet(path, value); }
     // Removes the value at a keyed JSON Pointer.
-    void remove(std::string_view path) { ctx_.emit(json::object{{"op", "remove"}, {"path", path}}); }
+    void remove(std::string_view path) {
+        WipedText t;
+        t.append(R"({"op":"remove","path":)");
+        t.appendJson(path);
+        t.append("}");
+        ctx_.send(t);
+    }
 
     static std::string podSetPath(std::string_view podSet) { return "/podSets/" + pointerSegment(podSet); }
     // "/podSets/<ps>/containers/<c>" or ".../initContainers/<c>".
@@ -313,33 +318,57 @@ public:
     // Upserts an env var ({"name":..,"value":..} or with valueFrom) into a container.
     void upsertEnv(std::string_view podSet, std::string_view container, const json::object& env, bool init = false) {
         auto name = getString(env, "name").value_or("");
-        set(containerPath(podSet, container, init) + "/env/" + pointerSegment(name), env);
+        emitSet(containerPath(podSet, container, init) + "/env/" + pointerSegment(name), env);
     }
     void upsertEnv(std::string_view podSet, std::string_view container, std::string_view name,
                    std::string_view value, bool init = false) {
-        upsertEnv(podSet, container, json::object{{"name", name}, {"value", value}}, init);
+        // set(path, {"name": name, "value": value}), without building the object.
+        emitSetWith(containerPath(podSet, container, init) + "/env/" + pointerSegment(name), [&](WipedText& t) {
+            t.append(R"({"name":)");
+            t.appendJson(name);
+            t.append(R"(,"value":)");
+            t.appendJson(value);
+            t.append("}");
+        });
     }
     void upsertPort(std::string_view podSet, std::string_view container, const json::object& port, bool init = false) {
         auto p = getInt(port, "containerPort").value_or(0);
-        set(containerPath(podSet, container, init) + "/ports/" + std::to_string(p), port);
+        emitSet(containerPath(podSet, container, init) + "/ports/" + std::to_string(p), port);
     }
     void upsertVolumeMount(std::string_view podSet, std::string_view container, const json::object& vm,
                            bool init = false) {
         auto mp = getString(vm, "mountPath").value_or("");
-        set(containerPath(podSet, container, init) + "/volumeMounts/" + pointerSegment(mp), vm);
+        emitSet(containerPath(podSet, container, init) + "/volumeMounts/" + pointerSegment(mp), vm);
     }
     void upsertVolume(std::string_view podSet, const json::object& volume) {
         auto n = getString(volume, "name").value_or("");
-        set(podSetPath(podSet) + "/volumes/" + pointerSegment(n), volume);
+        emitSet(podSetPath(podSet) + "/volumes/" + pointerSegment(n), volume);
     }
     void setPodLabel(std::string_view key, std::string_view value) {
-        set("/scheduler/podLabels/" + pointerSegment(key), json::string(value));
+        emitSet("/scheduler/podLabels/" + pointerSegment(key), value);
     }
     void setPodAnnotation(std::string_view key, std::string_view value) {
-        set("/scheduler/podAnnotations/" + pointerSegment(key), json::string(value));
+        emitSet("/scheduler/podAnnotations/" + pointerSegment(key), value);
     }
 
 private:
+    // {"op":"set","path":<path>,"value":<value>} written straight into the text the host gets,
+    // as json::serialize writes that object, without building it or copying the value.
+    template <class Doc>
+    void emitSet(std::string_view path, const Doc& value) {
+        emitSetWith(path, [&](WipedText& t) { t.appendJson(value); });
+    }
+    template <class WriteValue>
+    void emitSetWith(std::string_view path, WriteValue&& writeValue) {
+        WipedText t;
+        t.append(R"({"op":"set","path":)");
+        t.appendJson(path);
+        t.append(R"(,"value":)");
+        writeValue(t);
+        t.append("}");
+        ctx_.send(t);
+    }
+
     Context& ctx_;
 };
 

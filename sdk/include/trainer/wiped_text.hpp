@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 #include <string_view>
+#include <type_traits>
 
 namespace trainer::sdk {
 
@@ -23,12 +24,29 @@ inline void secureZero(void* data, std::size_t size) {
 
 class WipedText {
 public:
+    // Empty; built with append() and appendJson().
+    WipedText() = default;
     // A json::value or json::object (serialised as it is).
     template <class Doc>
     explicit WipedText(const Doc& doc) {
+        appendJson(doc);
+    }
+    // Bytes as they are (JSON punctuation and member names the caller knows need no escaping).
+    void append(std::string_view raw) {
+        reserve(size_ + raw.size());
+        std::memcpy(data_ + size_, raw.data(), raw.size());
+        size_ += raw.size();
+    }
+    // A json::value, json::object or json::array serialised, or a string_view as a JSON string
+    // (quoted and escaped as boost::json::serialize writes it).
+    template <class Doc>
+    void appendJson(const Doc& doc) {
         boost::json::serializer sr;
-        sr.reset(&doc);
-        grow(1024);
+        if constexpr (std::is_convertible_v<const Doc&, std::string_view>)
+            sr.reset(boost::json::string_view(std::string_view(doc)));
+        else
+            sr.reset(&doc);
+        reserve(size_ + 64);
         while (true) {
             size_ += sr.read(data_ + size_, capacity_ - size_).size();
             if (sr.done()) break;
@@ -42,6 +60,13 @@ public:
     std::string_view view() const { return {data_, size_}; }
 
 private:
+    // Room for `size` bytes: the first buffer is 1 KiB, each later one twice the last.
+    void reserve(std::size_t size) {
+        if (size <= capacity_) return;
+        std::size_t capacity = capacity_ ? capacity_ * 2 : 1024;
+        while (capacity < size) capacity *= 2;
+        grow(capacity);
+    }
     // A larger buffer; the old one is zeroed and freed after its bytes are copied over.
     void grow(std::size_t capacity) {
         char* bigger = static_cast<char*>(::operator new(capacity));
