@@ -75,6 +75,7 @@ const char* listKey(std::string_view listName) {
 bool splitPointer(std::string_view path, std::vector<std::string>& out) {
     out.clear();
     if (path.empty() || path[0] != '/') return false;
+    out.reserve(static_cast<size_t>(std::count(path.begin(), path.end(), '/')));
     for (size_t start = 1;;) {
         const size_t end = std::min(path.find('/', start), path.size());
         const std::string_view raw = path.substr(start, end - start);
@@ -137,9 +138,9 @@ std::string EditLedger::checkClaims(const std::string& plugin, const std::vector
         auto refusal = [&](const std::string& claim, const std::string& owner) {
             return "plugin " + plugin + " wrote " + joinPath(path) + ", but \"" + claim + "\" is claimed by plugin " + owner;
         };
-        if (auto it = claims_.find(std::string(kind) + path[i + 1]); it != claims_.end() && it->second != plugin)
+        if (auto it = claims_->exact.find(std::string(kind) + path[i + 1]); it != claims_->exact.end() && it->second != plugin)
             return refusal(it->first, it->second);
-        for (auto const& [claim, owner] : prefixClaims_)
+        for (auto const& [claim, owner] : claims_->prefix)
             if (owner != plugin && claimCovers(claim, kind, path[i + 1])) return refusal(claim, owner);
     }
     return {};

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,27 @@ const char* listKey(std::string_view listName);
 // Splits and unescapes a JSON Pointer; false when malformed.
 bool splitPointer(std::string_view path, std::vector<std::string>& out);
 
+// Who owns each env:NAME / volume:NAME claim (or a prefix pattern, env:PET_*): what a ledger
+// checks writes against. The same for every build of a Framework, so made once and shared.
+struct EditClaims {
+    void add(const std::string& claim, const std::string& plugin) {
+        if (claim.ends_with('*')) prefix.emplace_back(claim, plugin);
+        else exact[claim] = plugin;
+    }
+    std::map<std::string, std::string> exact;                   // looked up
+    std::vector<std::pair<std::string, std::string>> prefix;    // "env:PET_*" -> owner, scanned
+};
+
 class EditLedger {
 public:
-    // Claims of every plugin: env:NAME / volume:NAME (or a prefix pattern, env:PET_*) -> owner plugin.
-    // Exact names are looked up; the few prefix patterns are scanned (checkClaims).
+    EditLedger() : claims_(std::make_shared<const EditClaims>()) {}
+    explicit EditLedger(std::shared_ptr<const EditClaims> claims) : claims_(std::move(claims)) {}
+
+    // Adds a claim to this ledger's own copy of its claims (the SDK testing library's Ledger).
     void addClaim(const std::string& claim, const std::string& plugin) {
-        if (claim.ends_with('*')) prefixClaims_.emplace_back(claim, plugin);
-        else claims_[claim] = plugin;
+        auto mine = std::make_shared<EditClaims>(*claims_);
+        mine->add(claim, plugin);
+        claims_ = std::move(mine);
     }
 
     // Applies one edit document emitted by `plugin` to `info`. Returns "" on success, else a
@@ -39,8 +54,7 @@ private:
     };
     std::string checkClaims(const std::string& plugin, const std::vector<std::string>& path) const;
     std::string conflictAfter(const json::value& root, const std::string& plugin, const std::vector<std::string>& path) const;
-    std::map<std::string, std::string> claims_;                        // exact claim -> owner
-    std::vector<std::pair<std::string, std::string>> prefixClaims_;     // "env:PET_*" -> owner
+    std::shared_ptr<const EditClaims> claims_;
     std::vector<Write> writes_;
 };
 

@@ -101,7 +101,7 @@ std::vector<ReservedName> reservedObjectNames(const json::object& info) {
 // What the objects of one build are checked against: who claims each kind ("apiVersion/Kind"
 // -> plugin), the reserved names, and who emitted each object so far.
 struct ObjectChecks {
-    std::map<std::string, std::string> kindClaims;
+    const std::map<std::string, std::string>& kindClaims;
     std::vector<ReservedName> reserved;
     std::map<ObjectKey, std::string> producedBy;
 };
@@ -135,12 +135,14 @@ std::string acceptObject(const std::string& plugin, const std::string& text, Obj
 
 Framework::Framework(const PluginRegistry& registry, HookObserver observer, OperatorSettings settings)
     : registry_(registry), observer_(std::move(observer)), settings_(std::move(settings)),
-      operatorMember_(operatorInfoMember(settings_)), operatorText_(json::serialize(operatorMember_)) {}
+      operatorMember_(operatorInfoMember(settings_)), operatorText_(json::serialize(operatorMember_)),
+      claimTables_(makeClaimTables(withOperator({}))) {}
 
 void Framework::setOperatorSettings(OperatorSettings settings) {
     settings_ = std::move(settings);
     operatorMember_ = operatorInfoMember(settings_);
     operatorText_ = json::serialize(operatorMember_);
+    claimTables_ = makeClaimTables(withOperator({}));
 }
 
 json::object Framework::withOperator(json::object info) const {
@@ -272,23 +274,25 @@ bool Framework::runEditPhase(Hook hook, json::object& info, const ClusterReader&
     return true;
 }
 
-EditLedger Framework::ledgerFor(const json::object& info) const {
-    // Claims of plugins whose feature gates are off do not hold: upstream does not register them.
-    EditLedger ledger;
+// Claims of plugins whose feature gates are off do not hold: upstream does not register them.
+Framework::ClaimTables Framework::makeClaimTables(const json::object& info) const {
+    ClaimTables t;
+    auto edits = std::make_shared<EditClaims>();
     for (auto const& p : registry_.plugins())
         if (gatesOpen(*p, info))
-            for (auto const& c : p->claims)
-                if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) ledger.addClaim(c, p->name);
-    return ledger;
+            for (auto const& c : p->claims) {
+                if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) edits->add(c, p->name);
+                else if (c.rfind("kind:", 0) == 0) t.kinds[c.substr(5)] = p->name;
+            }
+    t.edits = std::move(edits);
+    t.plugins = registry_.plugins().size();
+    return t;
 }
 
-void Framework::runBuilders(const json::object& info, const ClusterReader& cluster, BuildResult& out) const {
+void Framework::runBuilders(const json::object& info, const ClusterReader& cluster,
+                            const std::map<std::string, std::string>& kindClaims, BuildResult& out) const {
     std::string input;
-    ObjectChecks checks{{}, reservedObjectNames(info), {}};
-    for (auto const& p : registry_.plugins())
-        if (gatesOpen(*p, info))
-            for (auto const& c : p->claims)
-                if (c.rfind("kind:", 0) == 0) checks.kindClaims[c.substr(5)] = p->name;
+    ObjectChecks checks{kindClaims, reservedObjectNames(info), {}};
     for (auto const& p : registry_.plugins()) {
         if (!p->implements(Hook::ComponentBuilder) || !active(*p, info)) continue;
         if (input.empty()) input = json::serialize(info);
@@ -310,11 +314,15 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster, st
     out.diagnostics = checkPolicies(info);
     if (!out.diagnostics.ok()) return out;
     info = withOperator(std::move(info));
-    EditLedger ledger = ledgerFor(info);
+    ClaimTables fresh;  // only when the registry has loaded plugins since the settings were set
+    const bool current = claimTables_.plugins == registry_.plugins().size();
+    if (!current) fresh = makeClaimTables(info);
+    const ClaimTables& claims = current ? claimTables_ : fresh;
+    EditLedger ledger(claims.edits);
     // The phases in pipeline order, whatever order `phases` lists them in.
     for (Hook h : kBuildPhases) {
         if (std::find(phases.begin(), phases.end(), h) == phases.end()) continue;
-        if (h == Hook::ComponentBuilder) runBuilders(info, cluster, out);
+        if (h == Hook::ComponentBuilder) runBuilders(info, cluster, claims.kinds, out);
         else if (!runEditPhase(h, info, cluster, ledger, out.diagnostics)) break;
     }
     if (!out.diagnostics.ok()) out.objects.clear();

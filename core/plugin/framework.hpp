@@ -15,6 +15,8 @@
 #include <boost/json.hpp>
 
 #include <array>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -77,10 +79,17 @@ private:
     bool runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, EditLedger& ledger,
                       Diagnostics& diag) const;
     void collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const;
-    // The ledger of one build: the env:/volume: claims of plugins whose gates are open.
-    EditLedger ledgerFor(const json::object& info) const;
+    // What a build's edits and objects are checked against, from the claims of the plugins whose
+    // gates are open for `info`: env:/volume: for the edit ledger, kind: for the objects.
+    struct ClaimTables {
+        std::shared_ptr<const EditClaims> edits;
+        std::map<std::string, std::string> kinds;  // "apiVersion/Kind" -> owner
+        size_t plugins = 0;                        // how many plugins the registry held
+    };
+    ClaimTables makeClaimTables(const json::object& info) const;
     // ComponentBuilder of every active plugin; objects checked (kind claims, reserved names, twice).
-    void runBuilders(const json::object& info, const ClusterReader& cluster, BuildResult& out) const;
+    void runBuilders(const json::object& info, const ClusterReader& cluster,
+                     const std::map<std::string, std::string>& kindClaims, BuildResult& out) const;
 
     bool gatesOpen(const LoadedPlugin& plugin, const json::object& info) const;
 
@@ -93,6 +102,9 @@ private:
     OperatorSettings settings_;
     json::object operatorMember_;  // operatorInfoMember(settings_), made when the settings are set
     std::string operatorText_;     // json::serialize(operatorMember_), made with it
+    // Made with them too: a build's Info carries operatorMember_, so its gates are the settings'.
+    // Every build shares these unless the registry has loaded plugins since.
+    ClaimTables claimTables_;
 };
 
 }  // namespace trainer::core

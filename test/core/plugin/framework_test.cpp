@@ -103,6 +103,21 @@ BOOST_AUTO_TEST_CASE(claimed_env_written_by_another_plugin) {
                allErrors(r.diagnostics));
 }
 
+// The claim tables are made with the Framework (framework.hpp: ClaimTables); plugins the registry
+// loads after that still have their claims hold.
+BOOST_AUTO_TEST_CASE(claims_of_plugins_loaded_after_the_framework_was_made_hold) {
+    PluginDir dir({"alpha", "beta"});
+    PluginRegistry registry;
+    Framework fw(registry);
+    PluginOptions o = testOptions();
+    o.configs = {{"beta", R"({"env": "ALPHA_ENV"})"}};
+    registry.loadDirectory(dir.dir.string(), o);
+    auto r = fw.build(minimalInfo({{"alpha", json::object{}}}, {{"beta", json::object{}}}), kEmpty);
+    BOOST_TEST(allErrors(r.diagnostics).find("\"env:ALPHA_ENV\" is claimed by plugin alpha") != std::string::npos,
+               allErrors(r.diagnostics));
+    BOOST_TEST(r.objects.empty());
+}
+
 BOOST_AUTO_TEST_CASE(same_object_from_two_plugins) {
     Loaded l({"alpha", "beta"}, {{"alpha", R"({"object": "x"})"}, {"beta", R"({"object": "x"})"}});
     Framework fw(l.registry);
