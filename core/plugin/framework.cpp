@@ -131,6 +131,23 @@ std::string acceptObject(const std::string& plugin, const std::string& text, Obj
     return {};
 }
 
+// The policy half of Framework::active: the plugin claims a policy the runtime configures (or is
+// the default of a group the runtime configures nothing of), or claims no policy at all.
+bool policyActive(const LoadedPlugin& plugin, const json::object& info) {
+    bool hasPolicyClaim = false;
+    for (auto const& c : plugin.claims) {
+        if (!isPolicyClaim(c)) continue;
+        hasPolicyClaim = true;
+        if (c == "mlPolicy" || c == "podGroupPolicy") {
+            // The default policy of a group: active when the runtime configures none of it.
+            if (noPolicyConfigured(info, c)) return true;
+            continue;
+        }
+        if (claimConfigured(info, c)) return true;
+    }
+    return !hasPolicyClaim;
+}
+
 }  // namespace
 
 Framework::Framework(const PluginRegistry& registry, HookObserver observer, OperatorSettings settings)
@@ -171,19 +188,18 @@ bool Framework::gatesOpen(const LoadedPlugin& plugin, const json::object& info) 
 }
 
 bool Framework::active(const LoadedPlugin& plugin, const json::object& info) const {
-    if (!gatesOpen(plugin, info)) return false;
-    bool hasPolicyClaim = false;
-    for (auto const& c : plugin.claims) {
-        if (!isPolicyClaim(c)) continue;
-        hasPolicyClaim = true;
-        if (c == "mlPolicy" || c == "podGroupPolicy") {
-            // The default policy of a group: active when the runtime configures none of it.
-            if (noPolicyConfigured(info, c)) return true;
-            continue;
-        }
-        if (claimConfigured(info, c)) return true;
-    }
-    return !hasPolicyClaim;
+    return gatesOpen(plugin, info) && policyActive(plugin, info);
+}
+
+bool Framework::activeUnder(const ClaimTables& claims, const LoadedPlugin& plugin, const json::object& info) const {
+    const auto& closed = claims.gatesClosed;
+    return std::find(closed.begin(), closed.end(), &plugin) == closed.end() && policyActive(plugin, info);
+}
+
+const Framework::ClaimTables& Framework::tablesFor(const json::object& info, ClaimTables& fresh) const {
+    if (claimTables_.plugins == registry_.plugins().size()) return claimTables_;
+    fresh = makeClaimTables(info);
+    return fresh;
 }
 
 Diagnostics Framework::checkPolicies(const json::object& info) const {
@@ -240,8 +256,10 @@ Diagnostics Framework::validate(const json::object& info, const ClusterReader& c
     const auto* tj = full.if_contains("trainJob");
     const json::object& trainJob = tj && tj->is_object() ? tj->as_object() : kNoTrainJob;
     std::string input;  // serialised once for every validator
+    ClaimTables fresh;
+    const ClaimTables& claims = tablesFor(full, fresh);
     for (auto const& p : registry_.plugins()) {
-        if (!active(*p, full)) continue;
+        if (!activeUnder(claims, *p, full)) continue;
         if (p->implements(Hook::CustomValidation)) {
             if (input.empty()) input = hasOperator ? json::serialize(full) : validationInput(full);
             auto r = invokeHook(*p, Hook::CustomValidation, input, &cluster, &registry_.logSink(), &observer_);
@@ -253,12 +271,12 @@ Diagnostics Framework::validate(const json::object& info, const ClusterReader& c
     return diag;
 }
 
-bool Framework::runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, EditLedger& ledger,
-                             Diagnostics& diag) const {
+bool Framework::runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
+                             EditLedger& ledger, Diagnostics& diag) const {
     std::string input;  // the phase's snapshot, serialised at most once
     std::vector<std::pair<const LoadedPlugin*, std::vector<std::string>>> pending;
     for (auto const& p : registry_.plugins()) {
-        if (!p->implements(hook) || !active(*p, info)) continue;
+        if (!p->implements(hook) || !activeUnder(claims, *p, info)) continue;
         if (input.empty()) input = json::serialize(info);
         auto r = invokeHook(*p, hook, input, &cluster, &registry_.logSink(), &observer_);
         collect(*p, hook, r, diag);
@@ -278,23 +296,27 @@ bool Framework::runEditPhase(Hook hook, json::object& info, const ClusterReader&
 Framework::ClaimTables Framework::makeClaimTables(const json::object& info) const {
     ClaimTables t;
     auto edits = std::make_shared<EditClaims>();
-    for (auto const& p : registry_.plugins())
-        if (gatesOpen(*p, info))
-            for (auto const& c : p->claims) {
-                if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) edits->add(c, p->name);
-                else if (c.rfind("kind:", 0) == 0) t.kinds[c.substr(5)] = p->name;
-            }
+    for (auto const& p : registry_.plugins()) {
+        if (!gatesOpen(*p, info)) {
+            t.gatesClosed.push_back(p.get());
+            continue;
+        }
+        for (auto const& c : p->claims) {
+            if (c.rfind("env:", 0) == 0 || c.rfind("volume:", 0) == 0) edits->add(c, p->name);
+            else if (c.rfind("kind:", 0) == 0) t.kinds[c.substr(5)] = p->name;
+        }
+    }
     t.edits = std::move(edits);
     t.plugins = registry_.plugins().size();
     return t;
 }
 
-void Framework::runBuilders(const json::object& info, const ClusterReader& cluster,
-                            const std::map<std::string, std::string>& kindClaims, BuildResult& out) const {
+void Framework::runBuilders(const json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
+                            BuildResult& out) const {
     std::string input;
-    ObjectChecks checks{kindClaims, reservedObjectNames(info), {}};
+    ObjectChecks checks{claims.kinds, reservedObjectNames(info), {}};
     for (auto const& p : registry_.plugins()) {
-        if (!p->implements(Hook::ComponentBuilder) || !active(*p, info)) continue;
+        if (!p->implements(Hook::ComponentBuilder) || !activeUnder(claims, *p, info)) continue;
         if (input.empty()) input = json::serialize(info);
         auto r = invokeHook(*p, Hook::ComponentBuilder, input, &cluster, &registry_.logSink(), &observer_);
         collect(*p, Hook::ComponentBuilder, r, out.diagnostics);
@@ -314,16 +336,14 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster, st
     out.diagnostics = checkPolicies(info);
     if (!out.diagnostics.ok()) return out;
     info = withOperator(std::move(info));
-    ClaimTables fresh;  // only when the registry has loaded plugins since the settings were set
-    const bool current = claimTables_.plugins == registry_.plugins().size();
-    if (!current) fresh = makeClaimTables(info);
-    const ClaimTables& claims = current ? claimTables_ : fresh;
+    ClaimTables fresh;
+    const ClaimTables& claims = tablesFor(info, fresh);
     EditLedger ledger(claims.edits);
     // The phases in pipeline order, whatever order `phases` lists them in.
     for (Hook h : kBuildPhases) {
         if (std::find(phases.begin(), phases.end(), h) == phases.end()) continue;
-        if (h == Hook::ComponentBuilder) runBuilders(info, cluster, claims.kinds, out);
-        else if (!runEditPhase(h, info, cluster, ledger, out.diagnostics)) break;
+        if (h == Hook::ComponentBuilder) runBuilders(info, cluster, claims, out);
+        else if (!runEditPhase(h, info, cluster, claims, ledger, out.diagnostics)) break;
     }
     if (!out.diagnostics.ok()) out.objects.clear();
     out.info = std::move(info);

@@ -76,20 +76,28 @@ public:
     bool active(const LoadedPlugin& plugin, const json::object& info) const;
 
 private:
-    bool runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, EditLedger& ledger,
-                      Diagnostics& diag) const;
+    struct ClaimTables;
+    bool runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
+                      EditLedger& ledger, Diagnostics& diag) const;
     void collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const;
-    // What a build's edits and objects are checked against, from the claims of the plugins whose
-    // gates are open for `info`: env:/volume: for the edit ledger, kind: for the objects.
+    // What a build's plugins, edits and objects are checked against, from the plugins' claims
+    // and the gates `info` opens: whose gates are closed, env:/volume: claims for the edit
+    // ledger, kind: claims for the objects.
     struct ClaimTables {
+        std::vector<const LoadedPlugin*> gatesClosed;  // usually none
         std::shared_ptr<const EditClaims> edits;
         std::map<std::string, std::string> kinds;  // "apiVersion/Kind" -> owner
         size_t plugins = 0;                        // how many plugins the registry held
     };
     ClaimTables makeClaimTables(const json::object& info) const;
+    // The tables for an Info whose gates are the settings' (a build's, a validation's): the ones
+    // made with the settings, or `fresh`, made now, when the registry has loaded plugins since.
+    const ClaimTables& tablesFor(const json::object& info, ClaimTables& fresh) const;
+    // active() with the gates' verdict read from `claims`.
+    bool activeUnder(const ClaimTables& claims, const LoadedPlugin& plugin, const json::object& info) const;
     // ComponentBuilder of every active plugin; objects checked (kind claims, reserved names, twice).
-    void runBuilders(const json::object& info, const ClusterReader& cluster,
-                     const std::map<std::string, std::string>& kindClaims, BuildResult& out) const;
+    void runBuilders(const json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
+                     BuildResult& out) const;
 
     bool gatesOpen(const LoadedPlugin& plugin, const json::object& info) const;
 
