@@ -52,9 +52,9 @@ public:
         return found;
     }
     int64_t revision() override { return revision_; }
-    void record(const Change& change) override {
-        changes_.push_back(change);
-        revision_ = change.revision;
+    void record(int64_t revision, ChangeType type, const ObjectKey& key, const json::object& object) override {
+        changes_.push_back(Change{revision, type, key, object});
+        revision_ = revision;
     }
 
     void commit() {

@@ -119,25 +119,7 @@ public:
         if (!q.step()) return std::nullopt;
         return parseBody(q.text(0), key);
     }
-    void put(const ObjectKey& key, const json::object& obj) override {
-        {
-            Query q = query("INSERT OR REPLACE INTO objects(api_version, kind, namespace, name, uid, revision, body) "
-                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-            q.bindKey(1, key).bind(5, metaString(obj, "uid")).bind(6, toInt(metaString(obj, "resourceVersion")));
-            q.bind(7, json::serialize(obj)).run();
-        }
-        dropOwnerRefs(key);
-        auto const* m = obj.if_contains("metadata");
-        auto const* refs = (m && m->is_object()) ? m->as_object().if_contains("ownerReferences") : nullptr;
-        if (!refs || !refs->is_array()) return;
-        for (auto const& r : refs->as_array()) {
-            auto const* uid = r.is_object() ? r.as_object().if_contains("uid") : nullptr;
-            if (!uid || !uid->is_string() || uid->as_string().empty()) continue;
-            Query q = query("INSERT OR IGNORE INTO owner_refs(owner_uid, api_version, kind, namespace, name) "
-                            "VALUES(?1, ?2, ?3, ?4, ?5)");
-            q.bind(1, std::string_view(uid->as_string())).bindKey(2, key).run();
-        }
-    }
+    void put(const ObjectKey& key, const json::object& obj) override { putBody(key, obj, json::serialize(obj)); }
     void erase(const ObjectKey& key) override {
         Query q = query("DELETE FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
         q.bindKey(1, key).run();
@@ -157,16 +139,13 @@ public:
         return q.step();
     }
     int64_t revision() override { return revision_; }
-    void record(const Change& c) override {
-        {
-            Query q = query("INSERT INTO changes(revision, type, api_version, kind, namespace, name, body) "
-                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-            q.bind(1, c.revision).bind(2, static_cast<int64_t>(c.type)).bindKey(3, c.key);
-            q.bind(7, json::serialize(c.object)).run();
-        }
-        Query q = query("UPDATE meta SET value=?1 WHERE key='revision'");
-        q.bind(1, c.revision).run();
-        revision_ = c.revision;
+    void record(int64_t revision, ChangeType type, const ObjectKey& key, const json::object& object) override {
+        recordBody(revision, type, key, json::serialize(object));
+    }
+    void putAndRecord(const ObjectKey& key, const json::object& obj, int64_t revision, ChangeType type) override {
+        const std::string body = json::serialize(obj);
+        putBody(key, obj, body);
+        recordBody(revision, type, key, body);
     }
 
     // Drops feed entries beyond the retention window, in batches.
@@ -181,6 +160,38 @@ public:
 
 private:
     Query query(const char* sql) { return Query(s_.db_, s_.statement(sql)); }
+    // The row of `obj`, `body` its text, and its owner references.
+    void putBody(const ObjectKey& key, const json::object& obj, std::string_view body) {
+        {
+            Query q = query("INSERT OR REPLACE INTO objects(api_version, kind, namespace, name, uid, revision, body) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+            q.bindKey(1, key).bind(5, metaString(obj, "uid")).bind(6, toInt(metaString(obj, "resourceVersion")));
+            q.bind(7, body).run();
+        }
+        dropOwnerRefs(key);
+        auto const* m = obj.if_contains("metadata");
+        auto const* refs = (m && m->is_object()) ? m->as_object().if_contains("ownerReferences") : nullptr;
+        if (!refs || !refs->is_array()) return;
+        for (auto const& r : refs->as_array()) {
+            auto const* uid = r.is_object() ? r.as_object().if_contains("uid") : nullptr;
+            if (!uid || !uid->is_string() || uid->as_string().empty()) continue;
+            Query q = query("INSERT OR IGNORE INTO owner_refs(owner_uid, api_version, kind, namespace, name) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5)");
+            q.bind(1, std::string_view(uid->as_string())).bindKey(2, key).run();
+        }
+    }
+    // The feed row of a change whose object's text is `body`; `revision` becomes the newest.
+    void recordBody(int64_t revision, ChangeType type, const ObjectKey& key, std::string_view body) {
+        {
+            Query q = query("INSERT INTO changes(revision, type, api_version, kind, namespace, name, body) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+            q.bind(1, revision).bind(2, static_cast<int64_t>(type)).bindKey(3, key);
+            q.bind(7, body).run();
+        }
+        Query q = query("UPDATE meta SET value=?1 WHERE key='revision'");
+        q.bind(1, revision).run();
+        revision_ = revision;
+    }
     void dropOwnerRefs(const ObjectKey& key) {
         Query q = query("DELETE FROM owner_refs WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
         q.bindKey(1, key).run();
@@ -366,6 +377,8 @@ class SqliteRederivableWriter : public TxnStore {
 public:
     explicit SqliteRederivableWriter(SqliteStore& store) : TxnStore(store.options_.store), store_(store) {}
     ReadResult get(const ObjectKey& key) const override { return store_.get(key); }
+    // The store's, so the controller shares what it parsed (the runtime of every TrainJob).
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override { return store_.share(key); }
     ListResult list(const std::string& apiVersion, const std::string& kind,
                     const std::optional<std::string>& ns = std::nullopt) const override {
         return store_.list(apiVersion, kind, ns);

@@ -185,8 +185,7 @@ bool staleVersion(const json::object& given, const json::object& current) {
 void commitObject(StoreTxn& txn, const ObjectKey& key, json::object& obj, ChangeType type) {
     int64_t rev = txn.revision() + 1;
     metaOf(obj)["resourceVersion"] = std::to_string(rev);
-    txn.put(key, obj);
-    txn.record(Change{rev, type, key, obj});
+    txn.putAndRecord(key, obj, rev, type);
 }
 
 std::string randomSuffix() {
@@ -273,7 +272,7 @@ json::object deleteTree(StoreTxn& txn, const ObjectKey& rootKey, json::object ro
     for (auto& [key, obj] : order) {
         int64_t rev = txn.revision() + 1;
         metaOf(obj)["resourceVersion"] = std::to_string(rev);
-        txn.record(Change{rev, ChangeType::Deleted, key, obj});
+        txn.record(rev, ChangeType::Deleted, key, obj);
         if (key == rootKey) result = obj;
     }
     return result;

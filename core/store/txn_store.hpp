@@ -30,8 +30,14 @@ public:
     virtual bool uidExists(const std::string& uid) = 0;
     // The newest revision, including changes recorded earlier in this transaction.
     virtual int64_t revision() = 0;
-    // Appends to the change feed; change.revision becomes the newest revision.
-    virtual void record(const Change& change) = 0;
+    // Appends `object` at `key` to the change feed; `revision` becomes the newest revision.
+    virtual void record(int64_t revision, ChangeType type, const ObjectKey& key, const json::object& object) = 0;
+    // put(key, obj) then record(revision, type, key, obj): a backend may write both from one
+    // serialisation (the SQLite store's body and feed row are the same text).
+    virtual void putAndRecord(const ObjectKey& key, const json::object& obj, int64_t revision, ChangeType type) {
+        put(key, obj);
+        record(revision, type, key, obj);
+    }
 };
 
 // Store whose writes are the shared logic run inside a backend transaction.

@@ -115,6 +115,26 @@ BOOST_AUTO_TEST_CASE(sqlite_share_parses_each_revision_once) {
     BOOST_TEST(store->share(key)->object.at("metadata").at("name") == "c");
 }
 
+// The controller's writer (rederivableWriter) reads through the store: what it shares is what the
+// store parsed and remembers, until the row changes.
+BOOST_AUTO_TEST_CASE(sqlite_rederivable_writer_shares_the_stores_parsed_objects) {
+    TempDir dir;
+    auto store = openOrFail(dir.file("s.db"));
+    auto writer = store->rederivableWriter();
+    const ObjectKey key{"v1", "ConfigMap", "default", "c"};
+    BOOST_TEST_REQUIRE(store->create(configMap("c")).ok());
+    auto first = writer->share(key);
+    BOOST_TEST_REQUIRE(first->found());
+    BOOST_TEST(writer->share(key).get() == first.get());
+    BOOST_TEST(store->share(key).get() == first.get());
+    auto changed = first->object;
+    changed["data"] = json::object{{"k", "v2"}};
+    BOOST_TEST_REQUIRE(writer->update(changed).ok());
+    auto second = writer->share(key);
+    BOOST_TEST(second.get() != first.get());
+    BOOST_TEST(second->object.at("data").at("k") == "v2");
+}
+
 BOOST_AUTO_TEST_CASE(sqlite_rejects_bad_files_with_clear_errors) {
     TempDir dir;
     struct Case {
