@@ -1,7 +1,6 @@
 #include "core/plugin/pipeline.hpp"
 
 #include "core/api/admission.hpp"
-#include "core/api/read_memo.hpp"
 #include "core/plugin/crash_context.hpp"
 #include "core/runtime/info_builder.hpp"
 
@@ -41,22 +40,15 @@ ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, 
     ReconcileBuild out;
     const auto key = keyOf(trainJob);
     TrainJobScope working(key.ns, key.name);  // crash reports and /readyz name it
-    // The runtime's resolution reads the snapshot ConfigMap, and so does the decision below to
-    // write it: one read answers both.
-    ReadMemo reads(cluster);
-    auto runtime = resolveRuntime(trainJob, reads, out.diagnostics, /*useSnapshot=*/true);
+    // The runtime's resolution reads the snapshot ConfigMap once and says whether it exists: only
+    // a snapshot known to be absent is written (one that could not be read is an error, so an
+    // existing snapshot is never rewritten).
+    bool snapshotFound = false;
+    auto runtime = resolveRuntime(trainJob, cluster, out.diagnostics, /*useSnapshot=*/true, &snapshotFound);
     if (!runtime) return out;
     out.runtimeResolved = true;
-    // Only a snapshot known to be absent is written; one that could not be read is an error, so
-    // an existing snapshot is never rewritten.
-    ObjectKey snapshotKey{"v1", "ConfigMap", key.ns, runtimeSnapshotName(trainJob)};
-    auto existing = reads.share(snapshotKey);
-    if (existing->failed()) {
-        out.diagnostics.add("", readFailureMessage(snapshotKey, existing->message), ErrorType::Internal);
-        return out;
-    }
-    if (existing->notFound()) out.snapshot = runtimeSnapshot(trainJob, *runtime);
-    const bool reuse = admittedInfo && !admittedInfo->empty() && existing->notFound();
+    if (!snapshotFound) out.snapshot = runtimeSnapshot(trainJob, *runtime);
+    const bool reuse = admittedInfo && !admittedInfo->empty() && !snapshotFound;
     json::object info = reuse ? std::move(*admittedInfo) : buildInfo(trainJob, *runtime, out.diagnostics);
     if (!out.diagnostics.ok()) return out;
     auto r = fw.build(std::move(info), cluster);

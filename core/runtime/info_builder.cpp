@@ -307,7 +307,7 @@ std::string runtimeSnapshotName(const json::object& trainJob) {
 }
 
 std::shared_ptr<const json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster,
-                                                   Diagnostics& diag, bool useSnapshot) {
+                                                   Diagnostics& diag, bool useSnapshot, bool* snapshotFound) {
     Reporter rep(diag, "");
     auto ref = runtimeRefOf(trainJob);
     const std::string ns = str(obj(&trainJob, "metadata"), "namespace");
@@ -329,6 +329,7 @@ std::shared_ptr<const json::object> resolveRuntime(const json::object& trainJob,
             rep.error("spec.runtimeRef", readFailureMessage(snapshotKey, cm.message), ErrorType::Internal);
             return nullptr;
         }
+        if (snapshotFound) *snapshotFound = cm.found();
         if (cm.found()) {
             auto snapshot = readSnapshot(trainJob, cm.object, ref, rep);
             return snapshot ? std::make_shared<const json::object>(std::move(*snapshot)) : nullptr;

@@ -26,8 +26,10 @@ std::string runtimeSnapshotName(const json::object& trainJob);
 // the ClusterTrainingRuntime (upstream's not-found texts). Null + error on failure (errors at
 // `spec.runtimeRef`). Shared, not copied, from a reader that keeps its answers
 // (ClusterReader::share): admission and render read one runtime for many TrainJobs.
+// `snapshotFound`, when given with `useSnapshot`, is set to whether the snapshot exists once it
+// was read (a read that fails is the error, not "absent"): what a build needs to know to write it.
 std::shared_ptr<const json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster,
-                                                   Diagnostics& diag, bool useSnapshot);
+                                                   Diagnostics& diag, bool useSnapshot, bool* snapshotFound = nullptr);
 
 // The ConfigMap `<job>-runtime-snapshot` (§10): TrainJob controller owner reference,
 // data.runtime = YAML of the whole runtime object.
