@@ -1,12 +1,13 @@
 // The store's background checkpoints (sqlite_checkpointer.hpp).
 #include "core/store/sqlite_checkpointer.hpp"
+#include "core/store/sqlite_wal_coalescing_vfs.hpp"
 
 #include <sqlite3.h>
 
 namespace trainer::core {
 
 SqliteCheckpointer::SqliteCheckpointer(const std::string& path, int busyTimeoutMs, bool durable) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, walCoalescingVfs()) != SQLITE_OK) {
         sqlite3_close_v2(db_);
         db_ = nullptr;
         return;

@@ -3,6 +3,7 @@
 #include "core/json/io.hpp"
 #include "core/log/log.hpp"
 #include "core/store/private_file.hpp"
+#include "core/store/sqlite_wal_coalescing_vfs.hpp"
 
 #include <sqlite3.h>
 
@@ -222,7 +223,7 @@ SqliteOpenResult SqliteStore::open(const std::string& path, SqliteStoreOptions o
     for (auto const& w : warnings) log::Logger("store").warn("Narrowed the store's file mode", {{"warning", w}});
     std::unique_ptr<SqliteStore> store(new SqliteStore(path, std::move(options)));
     int rc = sqlite3_open_v2(path.c_str(), &store->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                             nullptr);
+                             walCoalescingVfs());
     if (rc != SQLITE_OK) {
         result.error = path + ": cannot open store: " + (store->db_ ? sqlite3_errmsg(store->db_) : sqlite3_errstr(rc));
         return result;
@@ -332,7 +333,7 @@ void SqliteStore::initialize() {
 }
 
 void SqliteStore::openReader() {
-    int rc = sqlite3_open_v2(path_.c_str(), &readDb_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
+    int rc = sqlite3_open_v2(path_.c_str(), &readDb_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, walCoalescingVfs());
     if (rc != SQLITE_OK) raise(readDb_, rc, "open the read connection");
     sqlite3_busy_timeout(readDb_, options_.busyTimeoutMs);
     sqlite3_extended_result_codes(readDb_, 0);
