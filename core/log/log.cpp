@@ -1,5 +1,7 @@
 #include "core/log/log.hpp"
 
+#include "core/log/fd_line_stream.hpp"
+
 #include <boost/core/null_deleter.hpp>
 #include <boost/json.hpp>
 #include <boost/log/attributes/value_extraction.hpp>
@@ -14,7 +16,6 @@
 #include <charconv>
 #include <chrono>
 #include <ctime>
-#include <iostream>
 #include <mutex>
 
 namespace trainer::core::log {
@@ -144,7 +145,7 @@ void installLocked(State& s, const Options& opts) {
     if (opts.stream)
         backend->add_stream(boost::shared_ptr<std::ostream>(opts.stream.get(), [keep = opts.stream](std::ostream*) {}));
     else
-        backend->add_stream(boost::shared_ptr<std::ostream>(&std::clog, boost::null_deleter()));
+        backend->add_stream(boost::shared_ptr<std::ostream>(&stderrLines(), boost::null_deleter()));
     backend->auto_flush(true);
     auto sink = boost::make_shared<Sink>(backend);
     sink->set_formatter(&formatRecord);
