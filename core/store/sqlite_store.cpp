@@ -438,11 +438,15 @@ bool SqliteStore::commitWrite(const std::function<bool(StoreTxn&)>& body, bool d
 }
 
 template <class F>
-auto SqliteStore::readGuarded(F&& f) const -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))> {
+auto SqliteStore::readGuarded(F&& f, ReadOn preferred) const
+    -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))> {
     using Result = ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
-    std::unique_lock writer(mutex_, std::try_to_lock);
+    std::unique_lock writer(mutex_, std::defer_lock);
     std::unique_lock reader(readMutex_, std::defer_lock);
-    if (!writer.owns_lock()) reader.lock();
+    if (preferred == ReadOn::ReadConnection && reader.try_lock()) {
+    } else if (!writer.try_lock()) {
+        reader.lock();
+    }
     const SqliteReadConnection conn = writer.owns_lock() ? SqliteReadConnection{db_, statements_}
                                                          : SqliteReadConnection{readDb_, readStatements_};
     try {
@@ -561,7 +565,7 @@ ReadValue<std::vector<Change>> SqliteStore::changesSince(int64_t revision, size_
             out.push_back(Row{Change{q.integer(0), static_cast<ChangeType>(type), q.key(2), {}}, q.text(6)});
         }
         return out;
-    });
+    }, ReadOn::ReadConnection);
     using Result = ReadValue<std::vector<Change>>;
     if (!rows.ok()) return Result::failure(std::move(*rows.error));
     std::vector<Change> out;
