@@ -443,10 +443,8 @@ auto SqliteStore::readGuarded(F&& f, ReadOn preferred) const
     using Result = ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
     std::unique_lock writer(mutex_, std::defer_lock);
     std::unique_lock reader(readMutex_, std::defer_lock);
-    if (preferred == ReadOn::ReadConnection && reader.try_lock()) {
-    } else if (!writer.try_lock()) {
-        reader.lock();
-    }
+    const bool onReader = preferred == ReadOn::ReadConnection && reader.try_lock();
+    if (!onReader && !writer.try_lock()) reader.lock();
     const SqliteReadConnection conn = writer.owns_lock() ? SqliteReadConnection{db_, statements_}
                                                          : SqliteReadConnection{readDb_, readStatements_};
     try {

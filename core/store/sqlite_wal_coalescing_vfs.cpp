@@ -97,12 +97,16 @@ int walClose(sqlite3_file* file) {
 }
 
 // Any other operation on the log: what is held first, then the underlying file's own method.
-template <auto Method, class... Args>
-int flushedThen(sqlite3_file* file, Args... args) {
-    WalFile* f = walOf(file);
-    if (int rc = flush(f); rc != SQLITE_OK) return rc;
-    return (f->real->pMethods->*Method)(f->real, args...);
-}
+template <auto Method>
+struct FlushedThen;
+template <class... Args, int (*sqlite3_io_methods::*Method)(sqlite3_file*, Args...)>
+struct FlushedThen<Method> {
+    static int call(sqlite3_file* file, Args... args) {
+        WalFile* f = walOf(file);
+        if (int rc = flush(f); rc != SQLITE_OK) return rc;
+        return (f->real->pMethods->*Method)(f->real, args...);
+    }
+};
 
 int walSectorSize(sqlite3_file* file) { return walOf(file)->real->pMethods->xSectorSize(walOf(file)->real); }
 
@@ -116,15 +120,15 @@ using Io = sqlite3_io_methods;
 const sqlite3_io_methods kWalMethods = {
     1,
     walClose,
-    flushedThen<&Io::xRead, void*, int, sqlite3_int64>,
+    FlushedThen<&Io::xRead>::call,
     walWrite,
-    flushedThen<&Io::xTruncate, sqlite3_int64>,
-    flushedThen<&Io::xSync, int>,
-    flushedThen<&Io::xFileSize, sqlite3_int64*>,
-    flushedThen<&Io::xLock, int>,
-    flushedThen<&Io::xUnlock, int>,
-    flushedThen<&Io::xCheckReservedLock, int*>,
-    flushedThen<&Io::xFileControl, int, void*>,
+    FlushedThen<&Io::xTruncate>::call,
+    FlushedThen<&Io::xSync>::call,
+    FlushedThen<&Io::xFileSize>::call,
+    FlushedThen<&Io::xLock>::call,
+    FlushedThen<&Io::xUnlock>::call,
+    FlushedThen<&Io::xCheckReservedLock>::call,
+    FlushedThen<&Io::xFileControl>::call,
     walSectorSize,
     walDeviceCharacteristics,
     nullptr,
@@ -151,28 +155,13 @@ int vfsOpen(sqlite3_vfs* vfs, sqlite3_filename name, sqlite3_file* file, int fla
     return SQLITE_OK;
 }
 
-// Everything else is the underlying VFS's, called with its own object.
-int vfsDelete(sqlite3_vfs* v, const char* n, int sync) { return underOf(v)->xDelete(underOf(v), n, sync); }
-int vfsAccess(sqlite3_vfs* v, const char* n, int flags, int* out) { return underOf(v)->xAccess(underOf(v), n, flags, out); }
-int vfsFullPathname(sqlite3_vfs* v, const char* n, int size, char* out) {
-    return underOf(v)->xFullPathname(underOf(v), n, size, out);
-}
-void* vfsDlOpen(sqlite3_vfs* v, const char* n) { return underOf(v)->xDlOpen(underOf(v), n); }
-void vfsDlError(sqlite3_vfs* v, int n, char* out) { underOf(v)->xDlError(underOf(v), n, out); }
-void (*vfsDlSym(sqlite3_vfs* v, void* h, const char* s))(void) { return underOf(v)->xDlSym(underOf(v), h, s); }
-void vfsDlClose(sqlite3_vfs* v, void* h) { underOf(v)->xDlClose(underOf(v), h); }
-int vfsRandomness(sqlite3_vfs* v, int n, char* out) { return underOf(v)->xRandomness(underOf(v), n, out); }
-int vfsSleep(sqlite3_vfs* v, int us) { return underOf(v)->xSleep(underOf(v), us); }
-int vfsCurrentTime(sqlite3_vfs* v, double* out) { return underOf(v)->xCurrentTime(underOf(v), out); }
-int vfsGetLastError(sqlite3_vfs* v, int n, char* out) { return underOf(v)->xGetLastError(underOf(v), n, out); }
-int vfsCurrentTimeInt64(sqlite3_vfs* v, sqlite3_int64* out) {
-    return underOf(v)->xCurrentTimeInt64(underOf(v), out);
-}
-int vfsSetSystemCall(sqlite3_vfs* v, const char* n, sqlite3_syscall_ptr p) {
-    return underOf(v)->xSetSystemCall(underOf(v), n, p);
-}
-sqlite3_syscall_ptr vfsGetSystemCall(sqlite3_vfs* v, const char* n) { return underOf(v)->xGetSystemCall(underOf(v), n); }
-const char* vfsNextSystemCall(sqlite3_vfs* v, const char* n) { return underOf(v)->xNextSystemCall(underOf(v), n); }
+// Everything else is the underlying VFS's method, called with its own object.
+template <auto Method>
+struct Forward;
+template <class R, class... Args, R (*sqlite3_vfs::*Method)(sqlite3_vfs*, Args...)>
+struct Forward<Method> {
+    static R call(sqlite3_vfs* v, Args... args) { return (underOf(v)->*Method)(underOf(v), args...); }
+};
 
 }  // namespace
 
@@ -188,22 +177,22 @@ sqlite3_vfs* registerWalCoalescingVfs(const char* name, sqlite3_vfs* under) {
     b.mxPathname = under->mxPathname;
     b.zName = v->name.c_str();
     b.xOpen = vfsOpen;
-    b.xDelete = vfsDelete;
-    b.xAccess = vfsAccess;
-    b.xFullPathname = vfsFullPathname;
-    b.xDlOpen = vfsDlOpen;
-    b.xDlError = vfsDlError;
-    b.xDlSym = vfsDlSym;
-    b.xDlClose = vfsDlClose;
-    b.xRandomness = vfsRandomness;
-    b.xSleep = vfsSleep;
-    b.xCurrentTime = vfsCurrentTime;
-    b.xGetLastError = vfsGetLastError;
-    if (under->iVersion >= 2) b.xCurrentTimeInt64 = vfsCurrentTimeInt64;
+    b.xDelete = Forward<&sqlite3_vfs::xDelete>::call;
+    b.xAccess = Forward<&sqlite3_vfs::xAccess>::call;
+    b.xFullPathname = Forward<&sqlite3_vfs::xFullPathname>::call;
+    b.xDlOpen = Forward<&sqlite3_vfs::xDlOpen>::call;
+    b.xDlError = Forward<&sqlite3_vfs::xDlError>::call;
+    b.xDlSym = Forward<&sqlite3_vfs::xDlSym>::call;
+    b.xDlClose = Forward<&sqlite3_vfs::xDlClose>::call;
+    b.xRandomness = Forward<&sqlite3_vfs::xRandomness>::call;
+    b.xSleep = Forward<&sqlite3_vfs::xSleep>::call;
+    b.xCurrentTime = Forward<&sqlite3_vfs::xCurrentTime>::call;
+    b.xGetLastError = Forward<&sqlite3_vfs::xGetLastError>::call;
+    if (under->iVersion >= 2) b.xCurrentTimeInt64 = Forward<&sqlite3_vfs::xCurrentTimeInt64>::call;
     if (under->iVersion >= 3) {
-        b.xSetSystemCall = vfsSetSystemCall;
-        b.xGetSystemCall = vfsGetSystemCall;
-        b.xNextSystemCall = vfsNextSystemCall;
+        b.xSetSystemCall = Forward<&sqlite3_vfs::xSetSystemCall>::call;
+        b.xGetSystemCall = Forward<&sqlite3_vfs::xGetSystemCall>::call;
+        b.xNextSystemCall = Forward<&sqlite3_vfs::xNextSystemCall>::call;
     }
     if (sqlite3_vfs_register(&b, 0) != SQLITE_OK) {
         delete v;
