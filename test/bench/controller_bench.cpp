@@ -103,13 +103,25 @@ void stopController(pid_t pid) {
     ::waitpid(pid, &status, 0);
 }
 
-// Polls until N JobSets (or the limit); fills seconds (from `start`), steadyUs and rss.
-void waitForJobSets(const std::string& store, pid_t pid, long n, Clock::time_point start, Run& r) {
+// The controller log's first line that says `text`, or empty.
+std::string firstLogLine(const std::string& log, const std::string& text) {
+    std::ifstream in(log);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.find(text) != std::string::npos) return line;
+    return {};
+}
+
+// Polls until N JobSets (or the limit); fills seconds (from `start`), steadyUs and rss. Fails at
+// once when the controller exits, and when no JobSet has come for kStall while its log reports
+// reconcile errors (every reconcile failing, e.g. a wrong --plugin-dir), quoting the first.
+void waitForJobSets(const std::string& store, const std::string& log, pid_t pid, long n, Clock::time_point start, Run& r) {
+    constexpr double kStall = 30;
     JobSetCounter counter(store);
     const double limit = std::max(300.0, n * 0.01);
     const auto interval = std::chrono::milliseconds(n <= 2000 ? 2 : 10);
-    Clock::time_point first{};
-    long atFirst = 0;
+    Clock::time_point first{}, progress = Clock::now();
+    long atFirst = 0, last = 0;
     for (long count = 0; count < n;) {
         std::this_thread::sleep_for(interval);
         count = counter.poll();
@@ -117,9 +129,14 @@ void waitForJobSets(const std::string& store, pid_t pid, long n, Clock::time_poi
             first = Clock::now();
             atFirst = count;
         }
+        if (count != last) last = count, progress = Clock::now();
         int status = 0;
         if (::waitpid(pid, &status, WNOHANG) == pid) fail("the controller exited early (status " + std::to_string(status) + ")");
-        if (secondsSince(start) > limit) fail("timed out with " + std::to_string(count) + " of " + std::to_string(n) + " JobSets");
+        const std::string stalled = std::to_string(count) + " of " + std::to_string(n) + " JobSets";
+        if (secondsSince(progress) > kStall)
+            if (auto line = firstLogLine(log, "\"Reconciler error\""); !line.empty())
+                fail("no JobSet for " + std::to_string(static_cast<int>(kStall)) + " s (" + stalled + "); the controller's first reconcile error (" + log + "): " + line);
+        if (secondsSince(start) > limit) fail("timed out with " + stalled);
     }
     r.seconds = secondsSince(start);
     r.rssMb = vmHwmMb(pid);
@@ -137,18 +154,11 @@ Run coldRun(const Setup& s, const std::string& prepared, long n, int i) {
     copyFile(prepared, store);
     Run r;
     auto start = Clock::now();
-    pid_t pid = startController(s, store, s.dir + "/cold-" + std::to_string(n) + "-" + std::to_string(i) + ".log");
-    waitForJobSets(store, pid, n, start, r);
+    const std::string log = s.dir + "/cold-" + std::to_string(n) + "-" + std::to_string(i) + ".log";
+    pid_t pid = startController(s, store, log);
+    waitForJobSets(store, log, pid, n, start, r);
     stopController(pid);
     return r;
-}
-
-bool logSays(const std::string& log, const std::string& text) {
-    std::ifstream in(log);
-    std::string line;
-    while (std::getline(in, line))
-        if (line.find(text) != std::string::npos) return true;
-    return false;
 }
 
 Run streamRun(const Setup& s, const std::string& empty, long n, int i) {
@@ -156,7 +166,7 @@ Run streamRun(const Setup& s, const std::string& empty, long n, int i) {
     for (auto suffix : {"", "-wal", "-shm"}) std::filesystem::remove(store + suffix);
     copyFile(empty, store);
     pid_t pid = startController(s, store, log);
-    for (auto t = Clock::now(); !logSays(log, "\"Starting workers\"");) {
+    for (auto t = Clock::now(); firstLogLine(log, "\"Starting workers\"").empty();) {
         if (secondsSince(t) > 60) fail("the controller did not start its workers within 60 s");
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -167,7 +177,7 @@ Run streamRun(const Setup& s, const std::string& empty, long n, int i) {
         seed(*db, *s.runtime, 0, n, false);
         r.writesPerSecond = n / secondsSince(start);
     });
-    waitForJobSets(store, pid, n, start, r);
+    waitForJobSets(store, log, pid, n, start, r);
     writer.join();
     stopController(pid);
     return r;
