@@ -13,6 +13,12 @@
 // time of this process (CLOCK_PROCESS_CPUTIME_ID) per pass; passes alternate between the two
 // sets, the first of each is a warm-up; medians of R runs (default 5), the ratio the median of
 // each run's own .so/static ratio.
+// Then, for P1 (rows without a target, abiBound below): what the JSON crossing the plugin ABI
+// costs per TrainJob in today's design (the host serialises every hook's Info, the SDK parses it
+// whole; each emit is serialised and parsed back), recorded from a third, wrapped copy of the
+// static set (abi_recorder.hpp), and for MPI the P-521 key pair each TrainJob gets; each against
+// P1's JSON floor of the same TrainJobs measured here.
+#include "abi_recorder.hpp"
 #include "bench_objects.hpp"
 
 #include "core/api/object_set.hpp"
@@ -31,7 +37,11 @@
 #include "plugins/volcano/volcano.hpp"
 #include "plugins/xgboost/xgboost.hpp"
 
+#include "plugins/mpi/ssh_key.hpp"
+
 #include <trainer/testing/real_host.hpp>
+
+#include <utility>
 
 using namespace trainer;
 using namespace trainer::bench;
@@ -57,6 +67,12 @@ const StaticPlugin kStatic[] = {
     {entryOf<plg::volcano::Volcano>, "volcano.so"},
     {entryOf<plg::xgboost::XGBoost>, "xgboost.so"},
 };
+
+// The static set again, each plugin's hooks recording what crosses the ABI (abi_recorder.hpp).
+template <std::size_t... I>
+void loadRecording(core::PluginRegistry& registry, std::index_sequence<I...>) {
+    (registry.loadEntry(RecordingPlugin<I>::wrapping(kStatic[I].entry), kStatic[I].file), ...);
+}
 
 // One plugin set and the pipeline around it.
 struct Host {
@@ -106,7 +122,90 @@ double pass(const Host& host, const std::vector<json::object>& trainJobs, const 
     return seconds;
 }
 
-void benchRuntime(const Runtime& rt, long n, int runs, const Host& so, const Host& linked) {
+// CPU seconds Boost.JSON takes to parse each text, as P1's floor parses.
+double parseSeconds(const std::vector<std::string>& texts) {
+    json::parse_options o;
+    o.max_depth = 1024;
+    std::size_t values = 0;
+    const double start = cpuSeconds();
+    for (auto const& t : texts) values += json::parse(t, {}, o).is_object();
+    const double s = cpuSeconds() - start;
+    if (values != texts.size()) fail("a recorded text is not a JSON object");
+    return s;
+}
+
+// CPU seconds to serialise each text's value (parsed before the clock starts).
+double printSeconds(const std::vector<std::string>& texts) {
+    std::vector<json::value> values;
+    for (auto const& t : texts) values.push_back(json::parse(t));
+    std::size_t bytes = 0;
+    const double start = cpuSeconds();
+    for (auto const& v : values) bytes += json::serialize(v).size();
+    const double s = cpuSeconds() - start;
+    if (bytes < texts.size()) fail("nothing serialised");
+    return s;
+}
+
+// P1's lower bound under the ABI, against P1's floor of the same TrainJobs in this process. The
+// floor: parse each TrainJob as render reads it, parse and serialise what is built of it. The
+// ABI's share of the pipeline: the host serialises each phase's Info and each plugin parses it;
+// the plugin serialises each edit and object it emits and the host parses it. With MPI, each TrainJob also gets a new ECDSA P-521 key pair (as
+// upstream), timed with the MPI plugin's own generator. Rows without a target: a render built
+// as today (a whole parse of each Info in the SDK, a whole serialise of it per hook) costs at
+// least their sum, whatever else it saves.
+void abiBound(const Runtime& rt, int runs, const Host& recorded, const std::vector<json::object>& trainJobs,
+              const core::ObjectSet& cluster) {
+    const std::size_t m = std::min<std::size_t>(trainJobs.size(), 200);
+    std::vector<std::string> floorIn, floorOut;
+    AbiTraffic& traffic = abiTraffic();
+    traffic.clear();
+    traffic.recording = true;
+    for (std::size_t i = 0; i < m; ++i) {
+        floorIn.push_back(json::serialize(trainJob(rt, static_cast<long>(i))));
+        if (!core::admitTrainJob(*recorded.framework, trainJobs[i], nullptr, cluster).ok()) fail("recorded: admission failed");
+        core::ReconcileBuild built = core::buildTrainJob(*recorded.framework, trainJobs[i], cluster);
+        if (!built.diagnostics.ok()) fail("recorded: build failed");
+        for (auto const& o : built.objects) floorOut.push_back(json::serialize(o));
+    }
+    traffic.recording = false;
+    std::size_t in = 0, out = 0;
+    for (auto const& t : traffic.inputs) in += t.size();
+    for (auto const& t : traffic.emitted) out += t.size();
+    // The host serialises a phase's Info once for all its plugins (the validators share one).
+    std::vector<std::string> phaseInfos;
+    for (auto const& t : traffic.inputs)
+        if (phaseInfos.empty() || phaseInfos.back() != t) phaseInfos.push_back(t);
+    const double per = static_cast<double>(m);
+    std::vector<double> abiUs, floorUs, keyUs;
+    for (int i = 0; i <= runs; ++i) {  // run 0 is a warm-up
+        const double f = (parseSeconds(floorIn) + parseSeconds(floorOut) + printSeconds(floorOut)) * 1e6 / per;
+        const double a = (printSeconds(phaseInfos) + parseSeconds(traffic.inputs) + printSeconds(traffic.emitted) +
+                          parseSeconds(traffic.emitted)) * 1e6 / per;
+        double k = 0;
+        if (rt.id == "mpi") {
+            const double start = cpuSeconds();
+            for (std::size_t j = 0; j < m; ++j) {
+                std::string error;
+                if (!plugins::mpi::generateSshKeyPair(error)) fail("P-521 key pair: " + error);
+            }
+            k = (cpuSeconds() - start) * 1e6 / per;
+        }
+        if (i == 0) continue;
+        floorUs.push_back(f), abiUs.push_back(a), keyUs.push_back(k);
+    }
+    const double f = median(floorUs), a = median(abiUs), k = median(keyUs);
+    row("P1 bound " + rt.id + ": JSON across the plugin ABI per TrainJob (" + fixed(traffic.calls / per, 1) +
+            " hook calls, " + std::to_string(static_cast<long>(in / per)) + " B of Info in, " +
+            std::to_string(static_cast<long>(out / per)) + " B emitted)",
+        fixed(a, 1) + " us", fixed(f, 1) + " us (JSON floor)", fixed(a / f) + "x", "-", "-");
+    if (rt.id != "mpi") return;
+    row("P1 bound mpi: one ECDSA P-521 key pair per TrainJob (the MPI plugin's generator)", fixed(k, 1) + " us",
+        fixed(f, 1) + " us (JSON floor)", fixed(k / f) + "x", "-", "-");
+    row("P1 bound mpi: the two together", fixed(a + k, 1) + " us", fixed(f, 1) + " us (JSON floor)",
+        fixed((a + k) / f) + "x", "-", "-");
+}
+
+void benchRuntime(const Runtime& rt, long n, int runs, const Host& so, const Host& linked, const Host& recorded) {
     core::ObjectSet cluster;
     json::object runtime = runtimeObject(rt);
     core::applyDefaults(runtime);
@@ -145,6 +244,7 @@ void benchRuntime(const Runtime& rt, long n, int runs, const Host& so, const Hos
     row("P2 " + rt.id + " admission+build N=" + std::to_string(n) + ": .so vs static, CPU per TrainJob",
         fixed(median(soUs), 1) + " us", fixed(median(staticUs), 1) + " us (static)", fixed(ratio, 3) + "x",
         "<= 1.05x", yesNo(ratio <= 1.05));
+    abiBound(rt, runs, recorded, trainJobs, cluster);
 }
 
 }  // namespace
@@ -172,8 +272,11 @@ int main(int argc, char** argv) {
     so.ready(std::size(kStatic));
     for (auto const& p : kStatic) linked.registry->loadEntry(p.entry, p.file);
     linked.ready(std::size(kStatic));
+    Host recorded("recorded");
+    loadRecording(*recorded.registry, std::make_index_sequence<std::size(kStatic)>());
+    recorded.ready(std::size(kStatic));
 
     std::stringstream ids(runtimeList);
-    for (std::string id; std::getline(ids, id, ',');) benchRuntime(runtimeById(id), n, runs, so, linked);
+    for (std::string id; std::getline(ids, id, ',');) benchRuntime(runtimeById(id), n, runs, so, linked, recorded);
     return 0;
 }
