@@ -19,11 +19,13 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char** environ;
 
 namespace trainer::bench {
 
@@ -92,46 +94,38 @@ inline std::string tempDir(const std::string& prefix) {
 // A child process with stdout and stderr redirected to files ("" keeps ours).
 // Starts argv[0] (a path) with standard input from /dev/null and standard output and error to the
 // files `out` and `err` (empty: inherited; the same name: one file, as `2>&1`). A program that
-// cannot be started fails the benchmark here, with exec's reason. The child gets SIGTERM when the
-// thread that started it ends (PR_SET_PDEATHSIG): a benchmark that fails, is interrupted or is
-// killed leaves no server behind. Start children from the main thread.
+// cannot be started fails the benchmark here. posix_spawn, not fork: the child borrows this
+// process's memory until it execs, so the parent's pages are not made copy-on-write (after a
+// fork, the floors measured here would pay a page fault for every page they write).
 inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (!out.empty()) posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!err.empty() && err == out)
+        posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    else if (!err.empty())
+        posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<char*> args;
     for (auto const& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    int report[2];  // the child writes exec's errno here; closed on a successful exec
-    if (::pipe2(report, O_CLOEXEC) != 0) fail("pipe: " + std::string(std::strerror(errno)));
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) fail("fork: " + std::string(std::strerror(errno)));
-    if (pid == 0) {  // only async-signal-safe calls from here on
-        auto redirect = [](const char* path, int flags, int target) {
-            int fd = ::open(path, flags | O_CLOEXEC, 0644);
-            return fd >= 0 && ::dup2(fd, target) == target;
-        };
-        int e = 0;
-        if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(127);
-        if (!redirect("/dev/null", O_RDONLY, 0) || (!out.empty() && !redirect(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 1)))
-            e = errno;
-        else if (!err.empty() && !(err == out ? ::dup2(1, 2) == 2 : redirect(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 2)))
-            e = errno;
-        else
-            ::execv(args[0], args.data());
-        e = e ? e : errno;
-        (void)!::write(report[1], &e, sizeof e);
-        ::_exit(127);
-    }
-    ::close(report[1]);
-    int childErrno = 0;
-    ssize_t n;
-    while ((n = ::read(report[0], &childErrno, sizeof childErrno)) < 0 && errno == EINTR) {
-    }
-    ::close(report[0]);
-    if (n > 0) {
-        ::waitpid(pid, nullptr, 0);
-        fail("cannot start " + argv[0] + ": " + std::strerror(childErrno));
-    }
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) fail("cannot start " + argv[0] + ": " + std::strerror(rc));
     return pid;
+}
+
+// spawn() for a server the benchmark stops itself: it gets SIGTERM when the thread that started it
+// ends (util-linux's setpriv --pdeathsig, which then execs the server in its place), so a
+// benchmark that fails, is interrupted or is killed leaves no server behind. Start servers from
+// the main thread.
+inline pid_t spawnServer(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+    constexpr const char* kSetpriv = "/usr/bin/setpriv";
+    if (::access(argv.at(0).c_str(), X_OK) != 0) fail("cannot start " + argv[0] + ": " + std::strerror(errno));
+    std::vector<std::string> wrapped{kSetpriv, "--pdeathsig", "TERM", "--"};
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    return spawn(wrapped, out, err);
 }
 
 struct ChildRun {

@@ -92,7 +92,7 @@ struct Run {
 };
 
 pid_t startController(const Setup& s, const std::string& store, const std::string& log) {
-    return spawn({s.op, "run", "--store", store, "--plugin-dir", s.plugins, "--config", s.config, "--local-executor=false",
+    return spawnServer({s.op, "run", "--store", store, "--plugin-dir", s.plugins, "--config", s.config, "--local-executor=false",
                   "--api-bind-address", "0", "--health-probe-bind-address", "0", "--metrics-bind-address", "0"},
                  log, log);
 }

@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
     writeFile(dir + "/config.yaml", "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
                                     "leaderElection:\n  leaderElect: false\n");
     Target webhook{"the webhook", freePort(), httpPost("/validate-trainer-kubeflow-org-v1alpha1-trainjob", admissionReview(rt)), true};
-    pid_t op_pid = spawn({op, "run", "--store", dir + "/store.db", "--plugin-dir", plugins, "--config", dir + "/config.yaml",
+    pid_t op_pid = spawnServer({op, "run", "--store", dir + "/store.db", "--plugin-dir", plugins, "--config", dir + "/config.yaml",
                           "--local-executor=false", "--webhook-cert-dir", certs, "--webhook-port", std::to_string(webhook.port),
                           "--api-bind-address", "0", "--health-probe-bind-address", "0", "--metrics-bind-address", "0"},
                          dir + "/operator.log", dir + "/operator.log");
@@ -304,7 +304,7 @@ int main(int argc, char** argv) {
     Target static_{"nginx", freePort(), webhook.request, false};
     std::filesystem::create_directories(dir + "/nginx-body");
     writeFile(dir + "/nginx.conf", nginxConf(dir, certs, static_.port, answer));
-    pid_t nginx_pid = spawn({nginx, "-p", dir, "-c", dir + "/nginx.conf", "-g", "daemon off;"}, dir + "/nginx.log", dir + "/nginx.log");
+    pid_t nginx_pid = spawnServer({nginx, "-p", dir, "-c", dir + "/nginx.conf", "-g", "daemon off;"}, dir + "/nginx.log", dir + "/nginx.log");
     if (firstAnswer(ctx, static_, nginx_pid) != answer) fail("nginx does not answer the webhook's bytes");
 
     std::vector<double> hookRate, nginxRate, hookP99, nginxP99, hookCpu, nginxCpu;
