@@ -137,7 +137,7 @@ server::Response ApiServer::handle(const server::Request& req) {
     if (!info->subresource.empty() && (info->subresource != "status" || !resource->statusSubresource))
         return errorResponse(pathNotFound());
     if (!resource->allows(info->verb)) return errorResponse(methodNotSupported());
-    HandlerContext ctx{req, *info, std::move(query), *resource, store_, registry_, admit_, options_};
+    HandlerContext ctx{req, *info, std::move(query), resource, *resource, store_, registry_, admit_, options_};
     try {
         return dispatchVerb(ctx);
     } catch (const std::exception& e) {

@@ -48,7 +48,8 @@ std::optional<json::object> apiResourceList(const ResourceRegistry& registry, st
                                             std::string_view version) {
     json::array resources;
     bool any = false;
-    for (auto const& r : registry.all()) {
+    for (auto const& resource : registry.all()) {
+        const ApiResource& r = *resource;
         if (r.group != group || r.version != version) continue;
         any = true;
         json::object e{{"name", r.plural},         {"singularName", r.singular}, {"namespaced", r.namespaced},

@@ -63,7 +63,8 @@ json::object openApiV3Root(const ResourceRegistry& registry) {
 
 std::optional<json::object> openApiV3Document(const ResourceRegistry& registry, std::string_view gvPath) {
     json::object paths;
-    for (auto const& r : registry.all()) {
+    for (auto const& resource : registry.all()) {
+        const ApiResource& r = *resource;
         if (pathOf(r.group, r.version) != gvPath) continue;
         std::string base = "/" + pathOf(r.group, r.version) + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural;
         paths[base + "/{name}"] = itemOperations(r);
@@ -73,7 +74,8 @@ std::optional<json::object> openApiV3Document(const ResourceRegistry& registry, 
     // A CRD's schema, as the API server publishes it (named by the reversed group; kubectl explain
     // finds it by its x-kubernetes-group-version-kind).
     json::object schemas;
-    for (auto const& r : registry.all()) {
+    for (auto const& resource : registry.all()) {
+        const ApiResource& r = *resource;
         if (pathOf(r.group, r.version) != gvPath || r.schema.empty()) continue;
         json::object schema = r.schema;
         schema["x-kubernetes-group-version-kind"] = json::array{gvk(r)};

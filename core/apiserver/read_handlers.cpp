@@ -171,16 +171,16 @@ server::Response handleWatch(HandlerContext& ctx) {
     o.now = ctx.options.steadyClock;
     o.deadline = (o.now ? o.now() : std::chrono::steady_clock::now()) + timeout;
     if (wantsTable(ctx)) {
-        o.render = [resource = ctx.resource, include = queryValue(ctx, "includeObject"),
+        o.render = [resource = ctx.shared, include = queryValue(ctx, "includeObject"),
                     clock = ctx.options.clock](const json::object& obj, bool first) -> json::value {
             auto now = clock ? clock() : std::chrono::system_clock::now();
-            auto t = tableOf(resource, {obj}, include, strOf(metaOf(obj), "resourceVersion"), "", now);
+            auto t = tableOf(*resource, {obj}, include, strOf(metaOf(obj), "resourceVersion"), "", now);
             if (!first) t["columnDefinitions"] = nullptr;
             return t;
         };
     }
     std::string error;
-    auto stream = makeWatchStream(ctx.store, ctx.resource, std::move(o), error);
+    auto stream = makeWatchStream(ctx.store, ctx.shared, std::move(o), error);
     if (!stream) return errorResponse(internalError(error));
     server::Response r;
     r.contentType = "application/json";

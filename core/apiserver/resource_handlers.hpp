@@ -14,7 +14,10 @@ struct HandlerContext {
     const server::Request& request;
     RequestInfo info;
     std::map<std::string, std::string> query;
-    ApiResource resource;
+    // The request's resource, shared with the registry (never copied: a CRD's carries its schema);
+    // `resource` is *shared, for as long as the context lives.
+    ResourceRegistry::Resource shared;
+    const ApiResource& resource;
     Store& store;
     ResourceRegistry& registry;
     const AdmitFn& admit;

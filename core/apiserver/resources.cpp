@@ -116,7 +116,7 @@ ResourceRegistry::ResourceRegistry() {
         if (a.plural == "namespaces") std::erase(a.verbs, "deletecollection");
         a.shortNames = r.shortNames;
         a.categories = r.categories;
-        resources_.push_back(std::move(a));
+        resources_.push_back(std::make_shared<const ApiResource>(std::move(a)));
     }
 }
 
@@ -150,18 +150,18 @@ bool ResourceRegistry::addCrd(const json::object& crd) {
     }
     if (served.empty()) return false;
     std::unique_lock lock(mu_);
-    std::erase_if(resources_, [&](const ApiResource& r) {
-        if (r.crdName == served.front().crdName) return true;
+    std::erase_if(resources_, [&](const Resource& r) {
+        if (r->crdName == served.front().crdName) return true;
         // A CRD replaces a kind known only from a plugin claim.
-        return !r.builtin && r.crdName.empty() && r.group == group && r.kind == kind;
+        return !r->builtin && r->crdName.empty() && r->group == group && r->kind == kind;
     });
-    for (auto& a : served) resources_.push_back(std::move(a));
+    for (auto& a : served) resources_.push_back(std::make_shared<const ApiResource>(std::move(a)));
     return true;
 }
 
 void ResourceRegistry::removeCrd(const std::string& crdName) {
     std::unique_lock lock(mu_);
-    std::erase_if(resources_, [&](const ApiResource& r) { return r.crdName == crdName; });
+    std::erase_if(resources_, [&](const Resource& r) { return r->crdName == crdName; });
 }
 
 void ResourceRegistry::addKind(const std::string& apiVersion, const std::string& kind) {
@@ -169,7 +169,7 @@ void ResourceRegistry::addKind(const std::string& apiVersion, const std::string&
     if (kind.empty() || slash == std::string::npos) return;
     std::unique_lock lock(mu_);
     for (auto const& r : resources_)
-        if (r.apiVersion() == apiVersion && r.kind == kind) return;
+        if (r->apiVersion() == apiVersion && r->kind == kind) return;
     ApiResource a;
     a.group = apiVersion.substr(0, slash);
     a.version = apiVersion.substr(slash + 1);
@@ -178,25 +178,25 @@ void ResourceRegistry::addKind(const std::string& apiVersion, const std::string&
     a.singular = lower(kind);
     a.statusSubresource = true;
     a.verbs = standardVerbs();
-    resources_.push_back(std::move(a));
+    resources_.push_back(std::make_shared<const ApiResource>(std::move(a)));
 }
 
-std::optional<ApiResource> ResourceRegistry::find(std::string_view group, std::string_view version,
+ResourceRegistry::Resource ResourceRegistry::find(std::string_view group, std::string_view version,
                                                   std::string_view plural) const {
     std::shared_lock lock(mu_);
     for (auto const& r : resources_)
-        if (sameName(r, group, version, plural)) return r;
-    return std::nullopt;
+        if (sameName(*r, group, version, plural)) return r;
+    return nullptr;
 }
 
-std::optional<ApiResource> ResourceRegistry::findKind(std::string_view apiVersion, std::string_view kind) const {
+ResourceRegistry::Resource ResourceRegistry::findKind(std::string_view apiVersion, std::string_view kind) const {
     std::shared_lock lock(mu_);
     for (auto const& r : resources_)
-        if (r.kind == kind && r.apiVersion() == apiVersion) return r;
-    return std::nullopt;
+        if (r->kind == kind && r->apiVersion() == apiVersion) return r;
+    return nullptr;
 }
 
-std::vector<ApiResource> ResourceRegistry::all() const {
+std::vector<ResourceRegistry::Resource> ResourceRegistry::all() const {
     std::shared_lock lock(mu_);
     return resources_;
 }
@@ -213,12 +213,12 @@ std::vector<std::pair<std::string, std::vector<std::string>>> ResourceRegistry::
         if (std::find(it->second.begin(), it->second.end(), r.version) == it->second.end()) it->second.push_back(r.version);
     };
     for (auto const& r : resources_)
-        if (r.builtin) add(r);
-    std::vector<ApiResource> rest;
+        if (r->builtin) add(*r);
+    std::vector<const ApiResource*> rest;
     for (auto const& r : resources_)
-        if (!r.builtin) rest.push_back(r);
-    std::stable_sort(rest.begin(), rest.end(), [](auto const& a, auto const& b) { return a.group < b.group; });
-    for (auto const& r : rest) add(r);
+        if (!r->builtin) rest.push_back(r.get());
+    std::stable_sort(rest.begin(), rest.end(), [](auto const* a, auto const* b) { return a->group < b->group; });
+    for (auto const* r : rest) add(*r);
     return out;
 }
 

@@ -5,7 +5,7 @@
 
 #include "core/api/object_set.hpp"
 
-#include <optional>
+#include <memory>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -47,16 +47,20 @@ public:
     // namespaced, status subresource; ignored when the kind is already served.
     void addKind(const std::string& apiVersion, const std::string& kind);
 
-    std::optional<ApiResource> find(std::string_view group, std::string_view version, std::string_view plural) const;
-    std::optional<ApiResource> findKind(std::string_view apiVersion, std::string_view kind) const;
-    std::vector<ApiResource> all() const;
+    // A served resource is shared, never copied: a CRD's carries its whole schema, and every request
+    // on its kind looks it up. It stays as it was for its holders when the registry changes (a
+    // CRD updated or removed) and for as long as they hold it. Null when nothing matches.
+    using Resource = std::shared_ptr<const ApiResource>;
+    Resource find(std::string_view group, std::string_view version, std::string_view plural) const;
+    Resource findKind(std::string_view apiVersion, std::string_view kind) const;
+    std::vector<Resource> all() const;
     // Group names in discovery order (core first, then built-in groups, then the rest sorted),
     // each with its versions.
     std::vector<std::pair<std::string, std::vector<std::string>>> groups() const;
 
 private:
     mutable std::shared_mutex mu_;
-    std::vector<ApiResource> resources_;
+    std::vector<Resource> resources_;
 };
 
 // The standard verbs of a resource (namespaces lack deletecollection, as upstream).

@@ -13,8 +13,8 @@ constexpr size_t kBatch = 500;
 
 class WatchStream : public server::ResponseStream {
 public:
-    WatchStream(const Store& store, ApiResource resource, WatchOptions options)
-        : store_(store), resource_(std::move(resource)), options_(std::move(options)),
+    WatchStream(const Store& store, ResourceRegistry::Resource resource, WatchOptions options)
+        : store_(store), shared_(std::move(resource)), resource_(*shared_), options_(std::move(options)),
           lastBookmark_(now()) {
         filtered_ = options_.labels || options_.fields;
         if (options_.resourceVersion) {
@@ -132,7 +132,8 @@ private:
 
     const Store& store_;
     ChangeSubscription commits_;  // wakes the server's idle wait (setWaker)
-    ApiResource resource_;
+    ResourceRegistry::Resource shared_;  // the registry's, kept for the stream's life
+    const ApiResource& resource_;
     WatchOptions options_;
     std::deque<json::object> initial_;
     bool filtered_ = false;
@@ -152,8 +153,8 @@ json::object expiredStatus(int64_t requested, int64_t oldest) {
     return statusObject(e);
 }
 
-std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ApiResource resource, WatchOptions options,
-                                                        std::string& error) {
+std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ResourceRegistry::Resource resource,
+                                                        WatchOptions options, std::string& error) {
     auto stream = std::make_shared<WatchStream>(store, std::move(resource), std::move(options));
     if (stream->startError()) {
         error = *stream->startError();

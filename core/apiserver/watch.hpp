@@ -32,8 +32,8 @@ struct WatchOptions {
 // Expired Status and ends, so clients relist; when the feed cannot be read it ends with an ERROR
 // event carrying an InternalError Status. nullptr with `error` set when the store could not be
 // read to start it (the caller answers 500).
-std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ApiResource resource, WatchOptions options,
-                                                        std::string& error);
+std::shared_ptr<server::ResponseStream> makeWatchStream(const Store& store, ResourceRegistry::Resource resource,
+                                                        WatchOptions options, std::string& error);
 
 // The Status a watch from a compacted version ends with: `too old resource version: <rv> (<oldest>)`.
 json::object expiredStatus(int64_t requested, int64_t oldest);

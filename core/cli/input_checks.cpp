@@ -34,12 +34,11 @@ std::string groupOf(const std::string& apiVersion) {
     return slash == std::string::npos ? std::string() : apiVersion.substr(0, slash);
 }
 
-// "<apiVersion>\n<kind>" of every served kind, built once: a lookup per input object must not
-// copy the resource (findKind copies its whole schema).
+// "<apiVersion>\n<kind>" of every served kind, built once: a lookup per input object is a set's.
 const std::set<std::string, std::less<>>& servedKindNames() {
     static const std::set<std::string, std::less<>> names = [] {
         std::set<std::string, std::less<>> n;
-        for (auto const& r : servedKinds().all()) n.insert(r.apiVersion() + "\n" + r.kind);
+        for (auto const& r : servedKinds().all()) n.insert(r->apiVersion() + "\n" + r->kind);
         return n;
     }();
     return names;

@@ -7,7 +7,8 @@
 // Prints its own table, then one ROW line per measurement for scripts/bench.sh (bench_support.hpp).
 // Measures (medians of the repetitions; connect and TLS handshake are outside every timing):
 //   list   N ConfigMaps: store.list vs GET .../configmaps, body read and JSON-parsed;
-//   get    one ConfigMap at a time: store.get vs GET .../configmaps/<name>, parsed;
+//   get    one ConfigMap at a time: store.get vs GET .../configmaps/<name>, parsed; and the same for
+//          a TrainJob (a kind a CRD serves, .../trainjobs/<name>);
 //   watch  M creates made on the store by another thread, timed from the first create until the
 //          reader has seen the M-th: a poller of store.changesSince(rv, 500) (waiting, after an
 //          empty poll, as long as the server's watch stream does) vs a ?watch=true stream whose
@@ -276,23 +277,43 @@ std::string benchList(Server& s, Client& c, int n, Row& row) {
     return {};
 }
 
-// GET one object kGetRequests times (cycling through the names) vs store.get.
-std::string benchGet(Server& s, Client& c, int n, Row& row) {
+// One kind's objects for the GET rows: its key in the store and its path in the API, the i-th named
+// <prefix><i>.
+struct Kind {
+    std::string apiVersion, kind, collection, prefix;
+    ObjectKey key(int i) const { return ObjectKey{apiVersion, kind, "default", prefix + std::to_string(i)}; }
+    std::string path(int i) const { return collection + "/" + prefix + std::to_string(i); }
+};
+const Kind kConfigMaps{"v1", "ConfigMap", "/api/v1/namespaces/default/configmaps", "cm-"};
+// A kind a CustomResourceDefinition serves: its resource carries the CRD's whole schema.
+const Kind kTrainJobs{"trainer.kubeflow.org/v1alpha1", "TrainJob", "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs",
+                      "tj-"};
+
+// GET one object kGetRequests times (cycling through the n names) vs store.get.
+std::string benchGet(Server& s, Client& c, const Kind& kind, int n, Row& row) {
     auto t0 = Clock::now();
     for (int i = 0; i < kGetRequests; ++i)
-        if (!s.store().get(ObjectKey{"v1", "ConfigMap", "default", "cm-" + std::to_string(i % n)}).found())
-            return "store.get failed";
+        if (!s.store().get(kind.key(i % n)).found()) return "store.get failed";
     auto t1 = Clock::now();
     for (int i = 0; i < kGetRequests; ++i) {
-        auto r = c.get("/api/v1/namespaces/default/configmaps/cm-" + std::to_string(i % n));
+        auto r = c.get(kind.path(i % n));
         beast::error_code ec;
         auto v = json::parse(r.body, ec);
-        if (!r.error.empty() || r.status != 200 || ec || !v.is_object()) return "get: " + r.error;
+        if (!r.error.empty() || r.status != 200 || ec || !v.is_object()) return "get: " + r.error + " status " + std::to_string(r.status);
     }
     auto t2 = Clock::now();
     row.direct.push_back(seconds(t0, t1));
     row.https.push_back(seconds(t1, t2));
     return {};
+}
+
+// A TrainJob as a user would write it (no admission here: reads are what is measured).
+json::object trainJob(const std::string& name) {
+    return json::object{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+                        {"kind", "TrainJob"},
+                        {"metadata", {{"name", name}, {"namespace", "default"}}},
+                        {"spec", {{"runtimeRef", {{"name", "torch-distributed"}}},
+                                  {"trainer", {{"numNodes", 2}, {"command", json::array{"torchrun", "train.py"}}}}}}};
 }
 
 // Creates `m` ConfigMaps named <prefix><i>; records when the first create started.
@@ -411,6 +432,9 @@ int main(int argc, char** argv) {
     auto t0 = Clock::now();
     for (int i = 0; i < n; ++i)
         if (auto r = s.store().create(configMap("default", "cm-" + std::to_string(i))); !r.ok()) return fail("create", r.message);
+    constexpr int kTrainJobCount = 50;
+    for (int i = 0; i < kTrainJobCount; ++i)
+        if (auto r = s.store().create(trainJob(kTrainJobs.prefix + std::to_string(i))); !r.ok()) return fail("create TrainJob", r.message);
     if (auto r = s.store().create(json::object{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kWatchNamespace}}}});
         !r.ok())
         return fail("create namespace", r.message);
@@ -421,13 +445,15 @@ int main(int argc, char** argv) {
     if (auto err = c.connect(s.port()); !err.empty()) return fail("connect", err);
     std::vector<Row> rows{{"list N=" + std::to_string(n), "objects", n, {}, {}},
                           {"get one object", "requests", kGetRequests, {}, {}},
+                          {"get one TrainJob", "requests", kGetRequests, {}, {}},
                           {"watch live M=" + std::to_string(m), "events", m, {}, {}},
                           {"watch backlog M=" + std::to_string(m), "events", m, {}, {}}};
     for (int rep = 0; rep < reps; ++rep) {
         if (auto err = benchList(s, c, n, rows[0]); !err.empty()) return fail("list", err);
-        if (auto err = benchGet(s, c, n, rows[1]); !err.empty()) return fail("get", err);
-        if (auto err = benchWatchLive(s, m, rep, rows[2]); !err.empty()) return fail("watch", err);
-        if (auto err = benchWatchBacklog(s, m, rep, rows[3]); !err.empty()) return fail("watch backlog", err);
+        if (auto err = benchGet(s, c, kConfigMaps, n, rows[1]); !err.empty()) return fail("get", err);
+        if (auto err = benchGet(s, c, kTrainJobs, kTrainJobCount, rows[2]); !err.empty()) return fail("get TrainJob", err);
+        if (auto err = benchWatchLive(s, m, rep, rows[3]); !err.empty()) return fail("watch", err);
+        if (auto err = benchWatchBacklog(s, m, rep, rows[4]); !err.empty()) return fail("watch backlog", err);
     }
     for (auto const& r : rows) {
         printRuns(r, "direct", r.direct);

@@ -63,7 +63,7 @@ std::vector<Stored>& stored() {
         for (auto& o : objects) {
             auto k = keyOf(o);
             auto resource = registry.findKind(k.apiVersion, k.kind);
-            fuzz::require(resource.has_value(), "no resource serves a fixed object", k.kind);
+            fuzz::require(resource != nullptr, "no resource serves a fixed object", k.kind);
             ListShapeFn builtin = builtinListShapes(resource->builtin ? resource->kind : "");
             ListShapeFn shapes = resource->schema.empty() ? builtin : listShapeFromSchema(&resource->schema, builtin);
             // Stored as `kubectl apply --server-side` leaves it: managedFields, identity, a version.
