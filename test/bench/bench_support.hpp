@@ -91,7 +91,6 @@ inline std::string tempDir(const std::string& prefix) {
     return pattern;
 }
 
-// A child process with stdout and stderr redirected to files ("" keeps ours).
 // Starts argv[0] (a path) with standard input from /dev/null and standard output and error to the
 // files `out` and `err` (empty: inherited; the same name: one file, as `2>&1`). A program that
 // cannot be started fails the benchmark here. posix_spawn, not fork: the child borrows this

@@ -92,9 +92,10 @@ struct Run {
 };
 
 pid_t startController(const Setup& s, const std::string& store, const std::string& log) {
-    return spawnServer({s.op, "run", "--store", store, "--plugin-dir", s.plugins, "--config", s.config, "--local-executor=false",
-                  "--api-bind-address", "0", "--health-probe-bind-address", "0", "--metrics-bind-address", "0"},
-                 log, log);
+    return spawnServer({s.op, "run", "--store", store, "--plugin-dir", s.plugins, "--config", s.config,
+                        "--local-executor=false", "--api-bind-address", "0", "--health-probe-bind-address", "0",
+                        "--metrics-bind-address", "0"},
+                       log, log);
 }
 
 void stopController(pid_t pid) {
@@ -114,14 +115,16 @@ std::string firstLogLine(const std::string& log, const std::string& text) {
 
 // Polls until N JobSets (or the limit); fills seconds (from `start`), steadyUs and rss. Fails at
 // once when the controller exits, and when no JobSet has come for kStall while its log reports
-// reconcile errors (every reconcile failing, e.g. a wrong --plugin-dir), quoting the first.
+// reconcile errors (every reconcile failing, e.g. a wrong --plugin-dir), quoting the first; the
+// log is read only then, once a second, not at every poll.
 void waitForJobSets(const std::string& store, const std::string& log, pid_t pid, long n, Clock::time_point start, Run& r) {
     constexpr double kStall = 30;
     JobSetCounter counter(store);
     const double limit = std::max(300.0, n * 0.01);
     const auto interval = std::chrono::milliseconds(n <= 2000 ? 2 : 10);
-    Clock::time_point first{}, progress = Clock::now();
+    Clock::time_point first{}, progress = Clock::now(), logRead{};
     long atFirst = 0, last = 0;
+    auto progressText = [&](long count) { return std::to_string(count) + " of " + std::to_string(n) + " JobSets"; };
     for (long count = 0; count < n;) {
         std::this_thread::sleep_for(interval);
         count = counter.poll();
@@ -132,11 +135,13 @@ void waitForJobSets(const std::string& store, const std::string& log, pid_t pid,
         if (count != last) last = count, progress = Clock::now();
         int status = 0;
         if (::waitpid(pid, &status, WNOHANG) == pid) fail("the controller exited early (status " + std::to_string(status) + ")");
-        const std::string stalled = std::to_string(count) + " of " + std::to_string(n) + " JobSets";
-        if (secondsSince(progress) > kStall)
+        if (secondsSince(progress) > kStall && secondsSince(logRead) >= 1) {
+            logRead = Clock::now();
             if (auto line = firstLogLine(log, "\"Reconciler error\""); !line.empty())
-                fail("no JobSet for " + std::to_string(static_cast<int>(kStall)) + " s (" + stalled + "); the controller's first reconcile error (" + log + "): " + line);
-        if (secondsSince(start) > limit) fail("timed out with " + stalled);
+                fail("no JobSet for " + std::to_string(static_cast<int>(kStall)) + " s (" + progressText(count) +
+                     "); the controller's first reconcile error (" + log + "): " + line);
+        }
+        if (secondsSince(start) > limit) fail("timed out with " + progressText(count));
     }
     r.seconds = secondsSince(start);
     r.rssMb = vmHwmMb(pid);

@@ -149,10 +149,10 @@ double printSeconds(const std::vector<std::string>& texts) {
 // P1's lower bound under the ABI, against P1's floor of the same TrainJobs in this process. The
 // floor: parse each TrainJob as render reads it, parse and serialise what is built of it. The
 // ABI's share of the pipeline: the host serialises each phase's Info and each plugin parses it;
-// the plugin serialises each edit and object it emits and the host parses it. With MPI, each TrainJob also gets a new ECDSA P-521 key pair (as
-// upstream), timed with the MPI plugin's own generator. Rows without a target: a render built
-// as today (a whole parse of each Info in the SDK, a whole serialise of it per hook) costs at
-// least their sum, whatever else it saves.
+// the plugin serialises each edit and object it emits and the host parses it. With MPI, each
+// TrainJob also gets a new ECDSA P-521 key pair (as upstream), timed with the MPI plugin's own
+// generator. Rows without a target: a render built as today (a whole parse of each Info in the
+// SDK, a whole serialise of it per phase) costs at least their sum, whatever else it saves.
 void abiBound(const Runtime& rt, int runs, const Host& recorded, const std::vector<json::object>& trainJobs,
               const core::ObjectSet& cluster) {
     const std::size_t m = std::min<std::size_t>(trainJobs.size(), 200);

@@ -294,9 +294,10 @@ int main(int argc, char** argv) {
                                     "leaderElection:\n  leaderElect: false\n");
     Target webhook{"the webhook", freePort(), httpPost("/validate-trainer-kubeflow-org-v1alpha1-trainjob", admissionReview(rt)), true};
     pid_t op_pid = spawnServer({op, "run", "--store", dir + "/store.db", "--plugin-dir", plugins, "--config", dir + "/config.yaml",
-                          "--local-executor=false", "--webhook-cert-dir", certs, "--webhook-port", std::to_string(webhook.port),
-                          "--api-bind-address", "0", "--health-probe-bind-address", "0", "--metrics-bind-address", "0"},
-                         dir + "/operator.log", dir + "/operator.log");
+                                "--local-executor=false", "--webhook-cert-dir", certs, "--webhook-port",
+                                std::to_string(webhook.port), "--api-bind-address", "0", "--health-probe-bind-address", "0",
+                                "--metrics-bind-address", "0"},
+                               dir + "/operator.log", dir + "/operator.log");
 
     SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);  // both servers alike; loopback
@@ -304,7 +305,8 @@ int main(int argc, char** argv) {
     Target static_{"nginx", freePort(), webhook.request, false};
     std::filesystem::create_directories(dir + "/nginx-body");
     writeFile(dir + "/nginx.conf", nginxConf(dir, certs, static_.port, answer));
-    pid_t nginx_pid = spawnServer({nginx, "-p", dir, "-c", dir + "/nginx.conf", "-g", "daemon off;"}, dir + "/nginx.log", dir + "/nginx.log");
+    pid_t nginx_pid =
+        spawnServer({nginx, "-p", dir, "-c", dir + "/nginx.conf", "-g", "daemon off;"}, dir + "/nginx.log", dir + "/nginx.log");
     if (firstAnswer(ctx, static_, nginx_pid) != answer) fail("nginx does not answer the webhook's bytes");
 
     std::vector<double> hookRate, nginxRate, hookP99, nginxP99, hookCpu, nginxCpu;
