@@ -15,7 +15,7 @@ bool checkTimeout(const sdk::Info& info, sdk::Context& ctx) {
     auto timeout = sdk::getInt(*pol, "scheduleTimeoutSeconds");
     if (!timeout || *timeout >= 0) return true;
     std::string runtime;
-    if (auto* rt = sdk::getObject(info.doc(), "runtime"))
+    if (auto* rt = info.objectMember("runtime"))
         if (auto* md = sdk::getObject(*rt, "metadata"))
             runtime = std::string(sdk::getString(*rt, "kind").value_or("runtime")) + " \"" +
                       std::string(sdk::getString(*md, "name").value_or("")) + "\" ";

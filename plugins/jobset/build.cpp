@@ -144,7 +144,7 @@ std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx
     }
 
     // 6. Scheduler pod labels/annotations into every pod template.
-    const json::object* sched = sdk::getObject(info.doc(), "scheduler");
+    const json::object* sched = info.objectMember("scheduler");
     const json::object* podLabels = sched ? sdk::getObject(*sched, "podLabels") : nullptr;
     const json::object* podAnnotations = sched ? sdk::getObject(*sched, "podAnnotations") : nullptr;
     for (auto& v : rjobs) {
@@ -164,8 +164,8 @@ std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx
 
     // 3 + 8. Metadata, owner reference.
     json::object metadata{{"name", info.name()}, {"namespace", info.ns()}};
-    if (const auto* l = sdk::getObject(info.doc(), "labels"); l && !l->empty()) metadata["labels"] = *l;
-    if (const auto* a = sdk::getObject(info.doc(), "annotations"); a && !a->empty()) metadata["annotations"] = *a;
+    if (const auto* l = info.objectMember("labels"); l && !l->empty()) metadata["labels"] = *l;
+    if (const auto* a = info.objectMember("annotations"); a && !a->empty()) metadata["annotations"] = *a;
     metadata["ownerReferences"] = json::array{sdk::controllerRef(info)};
 
     json::object jobSet;

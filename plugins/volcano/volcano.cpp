@@ -45,8 +45,8 @@ std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& c
     if (!totals) return std::nullopt;
 
     json::object spec{{"minMember", totals->minMember}, {"minResources", std::move(totals->minResources)}};
-    if (auto it = info.doc().find("annotations"); it != info.doc().end() && it->value().is_object())
-        if (auto queue = sdk::getString(it->value().as_object(), kQueueNameAnnotation)) spec["queue"] = *queue;
+    if (auto* annotations = info.objectMember("annotations"))
+        if (auto queue = sdk::getString(*annotations, kQueueNameAnnotation)) spec["queue"] = *queue;
     if (auto names = priorityClassNames(info); !names.empty()) spec["priorityClassName"] = names.back();
     if (auto nt = networkTopology(*pol)) spec["networkTopology"] = std::move(*nt);
 
@@ -55,8 +55,8 @@ std::optional<json::object> buildPodGroup(const sdk::Info& info, sdk::Context& c
 
 void validateAdmission(const sdk::Info& info, sdk::Context& ctx) {
     if (!policy(info)) return;
-    if (auto it = info.doc().find("annotations"); it != info.doc().end() && it->value().is_object()) {
-        auto queue = sdk::getString(it->value().as_object(), kQueueNameAnnotation);
+    if (auto* annotations = info.objectMember("annotations")) {
+        auto queue = sdk::getString(*annotations, kQueueNameAnnotation);
         if (queue && queue->empty())
             ctx.error(std::string("spec.annotations[") + kQueueNameAnnotation + "]", "Volcano queue name must not be empty");
     }

@@ -27,8 +27,8 @@ struct OperatorInfo {
 };
 
 // The Info's operator block, or nullopt when the Info has none (a host older than this member).
-inline std::optional<OperatorInfo> operatorInfo(const json::object& infoDoc) {
-    const json::object* op = getObject(infoDoc, "operator");
+// From the `operator` member itself.
+inline std::optional<OperatorInfo> operatorInfoOf(const json::object* op) {
     if (!op) return std::nullopt;
     OperatorInfo out;
     out.ns = std::string(getString(*op, "namespace").value_or(""));
@@ -40,7 +40,10 @@ inline std::optional<OperatorInfo> operatorInfo(const json::object& infoDoc) {
             if (kv.value().is_bool()) out.featureGates[std::string(kv.key())] = kv.value().as_bool();
     return out;
 }
-inline std::optional<OperatorInfo> operatorInfo(const Info& info) { return operatorInfo(info.doc()); }
+inline std::optional<OperatorInfo> operatorInfo(const json::object& infoDoc) {
+    return operatorInfoOf(getObject(infoDoc, "operator"));
+}
+inline std::optional<OperatorInfo> operatorInfo(const Info& info) { return operatorInfoOf(info.objectMember("operator")); }
 
 // The effective value of feature gate `name`: false when the operator does not know it or the
 // Info has no operator block.
@@ -49,6 +52,10 @@ inline bool featureGateEnabled(const json::object& infoDoc, std::string_view nam
     if (!gates) return false;
     return getBool(*gates, name).value_or(false);
 }
-inline bool featureGateEnabled(const Info& info, std::string_view name) { return featureGateEnabled(info.doc(), name); }
+inline bool featureGateEnabled(const Info& info, std::string_view name) {
+    const json::object* op = info.objectMember("operator");
+    const json::object* gates = op ? getObject(*op, "featureGates") : nullptr;
+    return gates && getBool(*gates, name).value_or(false);
+}
 
 }  // namespace trainer::sdk

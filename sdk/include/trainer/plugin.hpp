@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trainer/abi.h>
+#include <trainer/info_members.hpp>
 #include <trainer/wiped_text.hpp>
 
 #include <boost/json.hpp>
@@ -215,43 +216,77 @@ inline const json::object* findByKey(const json::array* list, std::string_view k
     return nullptr;
 }
 
-// Read-only view of the Info document (sdk/docs/info.md). Lives for one hook call.
+// Read-only view of the Info document (sdk/docs/info.md). Lives for one hook call, and is read
+// by the thread that runs the hook (its members are parsed on first read: info_members.hpp).
 class Info {
 public:
-    explicit Info(json::object doc) : doc_(std::move(doc)) {}
+    // An Info over a whole document (a unit test's, or one the SDK could not split).
+    explicit Info(json::object doc) : doc_(std::move(doc)), whole_(true) {}
+    // An Info over the hook's input text, split into members that are parsed when first read and
+    // looked up in `memo` first. `text` must outlive the Info. For the SDK's adapter.
+    Info(std::vector<detail::MemberSpan> members, detail::MemberMemo* memo)
+        : memo_(memo), whole_(false) {
+        members_.reserve(members.size());
+        for (auto const& m : members) members_.push_back(Member{m.key, m.text, nullptr, false});
+    }
 
     // Every accessor is safe on any document: what the document lacks (or holds with the wrong
     // JSON type) reads as an empty object or array, an empty string, or nullptr where the
     // accessor returns a pointer. Never dereference a pointer accessor without checking it.
-    const json::object& doc() const { return doc_; }
-    // The TrainJob, or an empty object when the document has none.
-    const json::object& trainJob() const {
-        static const json::object empty;
-        auto* t = getObject(doc_, "trainJob");
-        return t ? *t : empty;
+
+    // A top-level member, or nullptr when the document has none. Parses only that member.
+    const json::value* member(std::string_view key) const {
+        if (whole_) return doc_.if_contains(key);
+        for (auto& m : members_) {
+            if (m.key != key) continue;
+            if (!m.read) {
+                m.read = true;
+                json::error_code ec;
+                m.value = memo_ ? memo_->parse(m.key, m.text, ec)
+                                : std::make_shared<const json::value>(json::parse(m.text, ec));
+                if (ec) {
+                    m.value = nullptr;
+                    if (malformed_.empty()) malformed_ = std::string(key);
+                }
+            }
+            return m.value.get();
+        }
+        return nullptr;
     }
+    // A top-level member that is an object, or nullptr.
+    const json::object* objectMember(std::string_view key) const {
+        const json::value* v = member(key);
+        return v && v->is_object() ? &v->as_object() : nullptr;
+    }
+    // The whole document. Reading it parses every member (and copies each into one object, once):
+    // prefer member() and the accessors below, which parse only what they read.
+    const json::object& doc() const {
+        if (!whole_) {
+            json::object all;
+            all.reserve(members_.size());
+            for (auto const& m : members_)
+                if (const json::value* v = member(m.key)) all.emplace(m.key, *v);
+            doc_ = std::move(all);
+            whole_ = true;
+        }
+        return doc_;
+    }
+    // The TrainJob, or an empty object when the document has none.
+    const json::object& trainJob() const { return orEmpty(objectMember("trainJob")); }
     std::string_view name() const { return str(getObject(trainJob(), "metadata"), "name"); }
     std::string_view ns() const { return str(getObject(trainJob(), "metadata"), "namespace"); }
     std::string_view uid() const { return str(getObject(trainJob(), "metadata"), "uid"); }
     // spec of the TrainJob, or an empty object.
-    const json::object& spec() const {
-        static const json::object empty;
-        auto* s = getObject(trainJob(), "spec");
-        return s ? *s : empty;
-    }
+    const json::object& spec() const { return orEmpty(getObject(trainJob(), "spec")); }
     // spec.trainer, or nullptr when the TrainJob has none.
     const json::object* trainer() const { return getObject(spec(), "trainer"); }
-    const json::object* mlPolicy() const { return getPath(doc_, {"runtimePolicy", "mlPolicy"}); }
-    const json::object* podGroupPolicy() const { return getPath(doc_, {"runtimePolicy", "podGroupPolicy"}); }
-    const json::object& jobSetSpec() const {
-        static const json::object empty;
-        auto* s = getObject(doc_, "jobSetSpec");
-        return s ? *s : empty;
-    }
+    const json::object* mlPolicy() const { return policy("mlPolicy"); }
+    const json::object* podGroupPolicy() const { return policy("podGroupPolicy"); }
+    const json::object& jobSetSpec() const { return orEmpty(objectMember("jobSetSpec")); }
     const json::array& podSets() const {
         static const json::array empty;
-        auto* a = getArray(doc_, "podSets");
-        return a ? *a : empty;
+        const json::value* v = member("podSets");
+        return v && v->is_array() ? v->as_array() : empty;
     }
     const json::object* podSet(std::string_view name) const { return findByKey(&podSets(), "name", name); }
     // The first PodSet whose ancestor is `ancestor` ("trainer", "dataset-initializer" ...).
@@ -269,15 +304,36 @@ public:
         return findByKey(getArray(podSet, "initContainers"), "name", name);
     }
     // present only for CustomValidation.
-    const json::object* admission() const { return getObject(doc_, "admission"); }
+    const json::object* admission() const { return objectMember("admission"); }
+
+    // The key of the first member that was read and is not valid JSON, or empty. The SDK's
+    // adapter fails the hook with it after the hook returns.
+    const std::string& malformedMember() const { return malformed_; }
 
 private:
+    struct Member {
+        std::string_view key, text;
+        mutable std::shared_ptr<const json::value> value;
+        mutable bool read;
+    };
+    static const json::object& orEmpty(const json::object* o) {
+        static const json::object empty;
+        return o ? *o : empty;
+    }
+    const json::object* policy(std::string_view name) const {
+        const json::object* p = objectMember("runtimePolicy");
+        return p ? getObject(*p, name) : nullptr;
+    }
     static std::string_view str(const json::object* o, std::string_view k) {
         if (!o) return {};
         auto v = getString(*o, k);
         return v ? *v : std::string_view();
     }
-    json::object doc_;
+    mutable json::object doc_;
+    std::vector<Member> members_;
+    detail::MemberMemo* memo_ = nullptr;
+    mutable bool whole_;
+    mutable std::string malformed_;
 };
 
 // Escapes one JSON Pointer segment (RFC 6901).
@@ -527,6 +583,7 @@ template <class P>
 struct Adapter {
     struct Holder {
         std::unique_ptr<P> plugin;
+        detail::MemberMemo memo;  // the Info members this instance last parsed (info_members.hpp)
     };
     static inline const trn_host_api* api = nullptr;
 
@@ -536,7 +593,12 @@ struct Adapter {
     }
     static P& self(trn_instance* i) { return *reinterpret_cast<Holder*>(i)->plugin; }
 
-    static std::optional<Info> parseInfo(trn_str input, Context& ctx) {
+    // The hook's Info: split into members parsed on first read (info_members.hpp), or parsed
+    // whole when the scanner cannot vouch for the text, which reports what is wrong with it.
+    static std::optional<Info> parseInfo(trn_instance* i, trn_str input, Context& ctx) {
+        std::vector<MemberSpan> members;
+        if (MemberScanner(fromAbi(input)).scan(members))
+            return Info(std::move(members), &reinterpret_cast<Holder*>(i)->memo);
         json::error_code ec;
         json::value v = json::parse(fromAbi(input), ec);
         if (ec || !v.is_object()) {
@@ -544,6 +606,12 @@ struct Adapter {
             return std::nullopt;
         }
         return Info(std::move(v.as_object()));
+    }
+    // After the hook: a member it read that was not JSON fails the call.
+    static void checkRead(const Info& info, Context& ctx) {
+        if (!info.malformedMember().empty())
+            ctx.error("", std::string("plugin ") + meta().name + ": input member \"" + info.malformedMember() +
+                              "\" is not valid JSON");
     }
 
     template <class F>
@@ -568,7 +636,7 @@ struct Adapter {
                 return;
             }
             auto p = std::make_unique<P>(v.as_object(), ctx);
-            if (!ctx.failed()) h = new Holder{std::move(p)};
+            if (!ctx.failed()) h = new Holder{std::move(p), {}};
         });
         return reinterpret_cast<trn_instance*>(h);
     }
@@ -577,16 +645,20 @@ struct Adapter {
     static trn_status validate(trn_instance* i, trn_call* call, trn_str input) {
         if constexpr (std::is_base_of_v<CustomValidation, P>)
             return guarded(call, "CustomValidation", [&](Context& ctx) {
-                if (auto info = parseInfo(input, ctx)) self(i).validate(*info, ctx);
+                if (auto info = parseInfo(i, input, ctx)) {
+                    self(i).validate(*info, ctx);
+                    checkRead(*info, ctx);
+                }
             });
         return TRN_ERROR;
     }
     template <class Iface, void (Iface::*Method)(const Info&, Edits&, Context&)>
     static trn_status edit(trn_instance* i, trn_call* call, trn_str input, const char* where) {
         return guarded(call, where, [&](Context& ctx) {
-            if (auto info = parseInfo(input, ctx)) {
+            if (auto info = parseInfo(i, input, ctx)) {
                 Edits edits(ctx);
                 (static_cast<Iface&>(self(i)).*Method)(*info, edits, ctx);
+                checkRead(*info, ctx);
             }
         });
     }
@@ -614,9 +686,10 @@ struct Adapter {
     static trn_status build(trn_instance* i, trn_call* call, trn_str input) {
         if constexpr (std::is_base_of_v<ComponentBuilder, P>)
             return guarded(call, "ComponentBuilder", [&](Context& ctx) {
-                if (auto info = parseInfo(input, ctx)) {
+                if (auto info = parseInfo(i, input, ctx)) {
                     Objects objects(ctx);
                     self(i).build(*info, objects, ctx);
+                    checkRead(*info, ctx);
                 }
             });
         return TRN_ERROR;
@@ -624,8 +697,10 @@ struct Adapter {
     static trn_status status(trn_instance* i, trn_call* call, trn_str input) {
         if constexpr (std::is_base_of_v<TrainJobStatus, P>)
             return guarded(call, "TrainJobStatus", [&](Context& ctx) {
-                if (auto info = parseInfo(input, ctx)) {
-                    if (auto st = self(i).status(info->trainJob(), ctx)) ctx.emit(*st);
+                if (auto info = parseInfo(i, input, ctx)) {
+                    auto st = self(i).status(info->trainJob(), ctx);
+                    checkRead(*info, ctx);
+                    if (st && info->malformedMember().empty()) ctx.emit(*st);
                 }
             });
         return TRN_ERROR;

@@ -1,0 +1,208 @@
+// How the SDK reads the Info text a hook receives without building all of it (issue 14): the
+// text's top-level members are found by a scanner that builds nothing, and a member is parsed
+// only when the plugin first reads it (trainer::sdk::Info, plugin.hpp). A plugin instance keeps
+// the last tree it parsed for each member with the text it came from (MemberMemo), so a member
+// that arrives byte-identical (the runtime's, on every TrainJob of that runtime; the TrainJob,
+// in every hook of one TrainJob) is not parsed again. Internal to the SDK: plugins see only Info.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer::sdk::detail {
+
+// One top-level member of a JSON object text: its key (without quotes) and its value's text.
+struct MemberSpan {
+    std::string_view key;
+    std::string_view text;
+};
+
+// Splits `s`, one JSON object, into its members; false when `s` is not an object this scanner
+// can vouch for: not an object, unbalanced brackets, an unterminated string, anything after the
+// closing brace, a key with an escape, a key that appears twice. The caller then parses the whole text, which reports what is wrong (or gives
+// what a whole parse gives). Member values are only delimited here (a control character in a
+// string, for one, is not looked for); each is parsed in full when read, so a malformed value
+// is reported when a plugin reads it.
+class MemberScanner {
+public:
+    explicit MemberScanner(std::string_view s) : s_(s) {}
+
+    bool scan(std::vector<MemberSpan>& out) {
+        out.clear();
+        skipSpace();
+        if (!take('{')) return false;
+        skipSpace();
+        if (take('}')) return atEnd();
+        for (;;) {
+            MemberSpan m;
+            if (!key(m.key)) return false;
+            for (auto const& seen : out)
+                if (seen.key == m.key) return false;
+            skipSpace();
+            if (!take(':')) return false;
+            skipSpace();
+            const std::size_t begin = i_;
+            if (!value()) return false;
+            m.text = s_.substr(begin, i_ - begin);
+            out.push_back(m);
+            skipSpace();
+            if (take('}')) return atEnd();
+            if (!take(',')) return false;
+            skipSpace();
+        }
+    }
+
+private:
+    bool atEnd() {
+        skipSpace();
+        return i_ == s_.size();
+    }
+    void skipSpace() {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+    }
+    bool take(char c) {
+        if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+        return false;
+    }
+    // A key without escapes; the view excludes the quotes.
+    bool key(std::string_view& k) {
+        if (!take('"')) return false;
+        const std::size_t begin = i_;
+        while (i_ < s_.size()) {
+            const unsigned char c = static_cast<unsigned char>(s_[i_]);
+            if (c == '"') {
+                k = s_.substr(begin, i_ - begin);
+                return ++i_, true;
+            }
+            if (c == '\\' || c < 0x20) return false;
+            ++i_;
+        }
+        return false;
+    }
+    // At an opening quote: past the closing one (memchr to each quote; an escaped quote is one
+    // after an odd run of backslashes).
+    bool string() {
+        std::size_t from = i_ + 1;
+        for (;;) {
+            const void* q = from < s_.size() ? std::memchr(s_.data() + from, '"', s_.size() - from) : nullptr;
+            if (!q) return false;
+            const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(q) - s_.data());
+            std::size_t slashes = 0;
+            while (at - slashes > i_ + 1 && s_[at - slashes - 1] == '\\') ++slashes;
+            if (slashes % 2 == 0) {
+                i_ = at + 1;
+                return true;
+            }
+            from = at + 1;
+        }
+    }
+    // One value: a string, a bracketed run (brackets matched, strings skipped) or a scalar token.
+    bool value() {
+        if (i_ >= s_.size()) return false;
+        const char c = s_[i_];
+        if (c == '"') return string();
+        if (c != '{' && c != '[') return scalar();
+        closers_.clear();
+        const std::size_t n = s_.size();
+        const char* d = s_.data();
+        while (i_ < n) {
+            while (i_ < n && !kStructural[static_cast<unsigned char>(d[i_])]) ++i_;
+            if (i_ == n) break;
+            const char x = d[i_];
+            if (x == '"') {
+                if (!string()) return false;
+                continue;
+            }
+            if (x == '{' || x == '[') closers_.push_back(x == '{' ? '}' : ']');
+            else {
+                if (closers_.empty() || closers_.back() != x) return false;
+                closers_.pop_back();
+                if (closers_.empty()) return ++i_, true;
+            }
+            ++i_;
+        }
+        return false;
+    }
+    // The bytes value() stops at inside brackets: quotes and brackets.
+    static constexpr auto kStructural = [] {
+        std::array<bool, 256> t{};
+        for (unsigned char c : {'"', '{', '}', '[', ']'}) t[c] = true;
+        return t;
+    }();
+    bool scalar() {
+        const std::size_t begin = i_;
+        while (i_ < s_.size()) {
+            const char c = s_[i_];
+            if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') break;
+            if (c == '"' || c == '{' || c == '[' || c == ':') return false;
+            ++i_;
+        }
+        return i_ > begin;
+    }
+
+    std::string_view s_;
+    std::size_t i_ = 0;
+    std::string closers_;
+};
+
+// The last parsed tree of each member key, with the text it was parsed from; one per plugin
+// instance, shared by the threads that call its hooks. A lookup that finds the lock taken
+// parses without the memo rather than wait. Bounded: at most kKeys keys, and a text longer
+// than kMaxText is parsed every time.
+class MemberMemo {
+public:
+    static constexpr std::size_t kKeys = 32;
+    static constexpr std::size_t kMaxText = 256 * 1024;
+
+    // The tree of `text` (read-only, shared), or null with `ec` set when it is not JSON.
+    std::shared_ptr<const boost::json::value> parse(std::string_view key, std::string_view text,
+                                                    boost::json::error_code& ec) {
+        if (text.size() <= kMaxText) {
+            std::unique_lock lock(mu_, std::try_to_lock);
+            if (lock)
+                if (const Entry* e = find(key); e && e->text == text) return e->value;
+        }
+        auto v = std::make_shared<const boost::json::value>(boost::json::parse(text, ec));
+        if (ec) return nullptr;
+        if (text.size() <= kMaxText) {
+            std::unique_lock lock(mu_, std::try_to_lock);
+            if (lock) remember(key, text, v);
+        }
+        return v;
+    }
+
+private:
+    struct Entry {
+        std::string key;
+        std::string text;
+        std::shared_ptr<const boost::json::value> value;
+    };
+    Entry* find(std::string_view key) {
+        for (auto& e : entries_)
+            if (e.key == key) return &e;
+        return nullptr;
+    }
+    void remember(std::string_view key, std::string_view text, std::shared_ptr<const boost::json::value> v) {
+        Entry* e = find(key);
+        if (!e) {
+            if (entries_.size() >= kKeys) return;
+            e = &entries_.emplace_back();
+            e->key = key;
+        }
+        e->text.assign(text);
+        e->value = std::move(v);
+    }
+
+    std::mutex mu_;
+    std::vector<Entry> entries_;
+};
+
+}  // namespace trainer::sdk::detail

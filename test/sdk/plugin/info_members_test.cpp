@@ -1,0 +1,303 @@
+// How the SDK reads a hook's Info (sdk/include/trainer/info_members.hpp): the member scanner
+// splits exactly what a whole parse would read, and refuses what it cannot vouch for; the memo
+// hands back a tree only for the same text; an Info parses only the members a hook reads, and a
+// malformed one fails the hook through the adapter.
+#define BOOST_TEST_MODULE sdk_info_members_test
+#include <boost/test/unit_test.hpp>
+
+#include <trainer/plugin.hpp>
+#include <trainer/testing.hpp>
+
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace trainer::sdk;
+using detail::MemberMemo;
+using detail::MemberScanner;
+using detail::MemberSpan;
+
+namespace {
+
+std::vector<MemberSpan> scan(std::string_view text) {
+    std::vector<MemberSpan> out;
+    BOOST_REQUIRE_MESSAGE(MemberScanner(text).scan(out), "the scanner refused " << text);
+    return out;
+}
+
+bool refuses(std::string_view text) {
+    std::vector<MemberSpan> out;
+    return !MemberScanner(text).scan(out);
+}
+
+// An Info over `text` as the adapter makes it.
+Info lazyInfo(std::string_view text, MemberMemo* memo) { return Info(scan(text), memo); }
+
+// A random JSON value of bounded depth: every kind, strings with escapes, quotes and brackets.
+json::value randomValue(std::mt19937& rng, int depth) {
+    static const char* strings[] = {"", "plain", "with \"quotes\"", "brackets ]}[{", "back\\slash", "tab\tnl\n",
+                                    "unicode é ☃", "comma, colon:"};
+    const int kind = static_cast<int>(rng() % (depth > 0 ? 8 : 6));
+    switch (kind) {
+    case 0: return nullptr;
+    case 1: return rng() % 2 == 0;
+    case 2: return static_cast<std::int64_t>(rng() % 2000) - 1000;
+    case 3: return static_cast<double>(rng() % 1000) / 8.0;
+    case 4:
+    case 5: return json::string(strings[rng() % std::size(strings)]);
+    case 6: {
+        json::array a;
+        for (unsigned i = rng() % 4; i > 0; --i) a.push_back(randomValue(rng, depth - 1));
+        return a;
+    }
+    default: {
+        json::object o;
+        for (unsigned i = rng() % 4; i > 0; --i)
+            o[std::string("k") + std::to_string(rng() % 10) + strings[rng() % 3]] = randomValue(rng, depth - 1);
+        return o;
+    }
+    }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(scanner)
+
+BOOST_AUTO_TEST_CASE(splits_members_with_their_exact_text) {
+    const std::string text =
+        R"( {"a":1, "b" : {"x":[1,{"y":"]}"}]} ,"c":"q\"}","d":[],"e":true,"f":null,"g":-1.5e3 } )";
+    auto m = scan(text);
+    BOOST_REQUIRE_EQUAL(m.size(), 7u);
+    BOOST_TEST(m[0].key == "a");
+    BOOST_TEST(m[0].text == "1");
+    BOOST_TEST(m[1].key == "b");
+    BOOST_TEST(m[1].text == R"({"x":[1,{"y":"]}"}]})");
+    BOOST_TEST(m[2].text == R"("q\"}")");
+    BOOST_TEST(m[3].text == "[]");
+    BOOST_TEST(m[4].text == "true");
+    BOOST_TEST(m[5].text == "null");
+    BOOST_TEST(m[6].key == "g");
+    BOOST_TEST(m[6].text == "-1.5e3");
+    BOOST_TEST(scan("{}").empty());
+    BOOST_TEST(scan(" { } ").empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_escaped_backslash_before_a_quote_ends_the_string) {
+    auto m = scan(R"({"a":"x\\","b":"\\\"]"})");
+    BOOST_REQUIRE_EQUAL(m.size(), 2u);
+    BOOST_TEST(m[0].text == R"("x\\")");
+    BOOST_TEST(m[1].text == R"("\\\"]")");
+}
+
+// Escapes at every offset of strings of every length up to 40 (escaped quotes, escaped
+// backslashes before a closing quote, runs of both) end the string where a parse does.
+BOOST_AUTO_TEST_CASE(finds_the_closing_quote_at_every_offset) {
+    for (std::size_t len = 0; len < 40; ++len)
+        for (std::size_t at = 0; at <= len; ++at)
+            for (const char* escape : {"\\\"", "\\\\", "\\\\\\\"", "\\u0022"}) {
+                std::string body(len, 'x');
+                body.insert(at, escape);
+                const std::string value = "\"" + body + "\"";
+                const std::string text = "{\"a\":" + value + ",\"b\":[\"" + body + "\",{\"c\":\"]\"}]}";
+                auto m = scan(text);
+                BOOST_REQUIRE_EQUAL(m.size(), 2u);
+                BOOST_TEST(m[0].text == value);
+                BOOST_TEST(json::parse(m[0].text) == json::parse(text).as_object().at("a"));
+                BOOST_TEST(json::parse(m[1].text) == json::parse(text).as_object().at("b"));
+            }
+}
+
+BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_vouch_for) {
+    BOOST_TEST(refuses(""));
+    BOOST_TEST(refuses("[1,2]"));
+    BOOST_TEST(refuses("\"s\""));
+    BOOST_TEST(refuses(R"({"a":1)"));                // no closing brace
+    BOOST_TEST(refuses(R"({"a":1} x)"));             // something after it
+    BOOST_TEST(refuses(R"({"a":1}{})"));
+    BOOST_TEST(refuses(R"({"a":{"b":1})"));          // unbalanced
+    BOOST_TEST(refuses(R"({"a":[1}})"));             // mismatched
+    BOOST_TEST(refuses(R"({"a":"unterminated})"));
+    BOOST_TEST(refuses(R"({"a\"b":1})"));            // a key with an escape
+    BOOST_TEST(refuses(R"({"a":1,"a":2})"));         // a key twice
+    BOOST_TEST(refuses(R"({"a" 1})"));               // no colon
+    BOOST_TEST(refuses(R"({"a":1 "b":2})"));         // no comma
+    BOOST_TEST(refuses(R"({"a":})"));                // no value
+    BOOST_TEST(refuses(R"({"a":1,})"));              // trailing comma
+    BOOST_TEST(refuses(R"({a:1})"));                 // unquoted key
+}
+
+// Over random documents: each member's text parses to what a whole parse gives for it, and the
+// lazy Info's doc() equals the whole parse.
+BOOST_AUTO_TEST_CASE(members_parse_to_what_a_whole_parse_gives) {
+    std::mt19937 rng(14);
+    for (int i = 0; i < 500; ++i) {
+        json::object doc;
+        for (unsigned k = rng() % 8; k > 0; --k) doc[std::string("m") + std::to_string(k)] = randomValue(rng, 4);
+        const std::string text = json::serialize(doc);
+        auto members = scan(text);
+        BOOST_REQUIRE_EQUAL(members.size(), doc.size());
+        for (auto const& m : members) BOOST_TEST(json::parse(m.text) == doc.at(m.key), text);
+        MemberMemo memo;
+        BOOST_TEST(lazyInfo(text, &memo).doc() == doc, text);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(memo)
+
+BOOST_AUTO_TEST_CASE(hands_back_the_same_tree_only_for_the_same_text) {
+    MemberMemo memo;
+    json::error_code ec;
+    auto a = memo.parse("trainJob", R"({"n":1})", ec);
+    BOOST_REQUIRE(a);
+    auto again = memo.parse("trainJob", R"({"n":1})", ec);
+    BOOST_TEST(again.get() == a.get());
+    auto other = memo.parse("trainJob", R"({"n":2})", ec);
+    BOOST_REQUIRE(other);
+    BOOST_TEST(other.get() != a.get());
+    BOOST_TEST(*other == json::parse(R"({"n":2})"));
+    BOOST_TEST(*a == json::parse(R"({"n":1})"));  // a holder keeps its tree after it is replaced
+    // Keys are separate: the same text under another key is its own entry.
+    auto underRuntime = memo.parse("runtime", R"({"n":2})", ec);
+    BOOST_TEST(underRuntime.get() != other.get());
+    BOOST_TEST(memo.parse("trainJob", R"({"n":2})", ec).get() == other.get());
+}
+
+BOOST_AUTO_TEST_CASE(reports_text_that_is_not_json) {
+    MemberMemo memo;
+    json::error_code ec;
+    BOOST_TEST(!memo.parse("trainJob", R"({"n":})", ec));
+    BOOST_TEST(ec.failed());
+}
+
+BOOST_AUTO_TEST_CASE(is_bounded) {
+    MemberMemo memo;
+    json::error_code ec;
+    const std::string big = "\"" + std::string(MemberMemo::kMaxText, 'x') + "\"";
+    auto first = memo.parse("big", big, ec);
+    BOOST_TEST(memo.parse("big", big, ec).get() != first.get());  // too long to remember
+    for (std::size_t i = 0; i < MemberMemo::kKeys; ++i) (void)memo.parse("k" + std::to_string(i), "1", ec);
+    auto past = memo.parse("one-too-many", "1", ec);
+    BOOST_REQUIRE(past);
+    BOOST_TEST(memo.parse("one-too-many", "1", ec).get() != past.get());
+    BOOST_TEST(memo.parse("k0", "1", ec).get() == memo.parse("k0", "1", ec).get());
+}
+
+// Threads that share an instance's memo each get the tree of their own text.
+BOOST_AUTO_TEST_CASE(threads_sharing_a_memo_get_their_own_text) {
+    MemberMemo memo;
+    std::vector<std::thread> threads;
+    std::vector<int> wrong(4, 0);
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 2000; ++i) {
+                const int n = (t + i) % 3;
+                json::error_code ec;
+                auto v = memo.parse("trainJob", "{\"n\":" + std::to_string(n) + "}", ec);
+                if (!v || v->as_object().at("n").as_int64() != n) ++wrong[t];
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (int w : wrong) BOOST_TEST(w == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+// Reads only the TrainJob's name, and records what it read.
+struct NameReader : Plugin, CustomValidation {
+    NameReader(const json::object&, Context&) {}
+    static PluginMeta meta() { return {"namereader", "0.1", "reads the name", 0, true, {}, {}}; }
+    static inline std::vector<std::string> names;
+    void validate(const Info& info, Context&) override { names.emplace_back(info.name()); }
+};
+using NameAdapter = detail::Adapter<NameReader>;
+
+struct Instance {
+    testing::Host host;
+    trn_instance* self = nullptr;
+    Instance() {
+        trn_host_info info{sizeof(trn_host_info), TRN_ABI_ENCODE(1, 0), TRN_ABI_VERSION, toAbi("test"), host.api()};
+        BOOST_REQUIRE(NameAdapter::entry(&info));
+        self = NameAdapter::create(host.call(), toAbi("{}"));
+        BOOST_REQUIRE(self);
+    }
+    ~Instance() { NameAdapter::destroy(self); }
+    trn_status validate(const std::string& input) { return NameAdapter::validate(self, host.call(), toAbi(input)); }
+    std::string messages() const {
+        std::string s;
+        for (auto const& d : host.diagnostics) s += d.message + "\n";
+        return s;
+    }
+};
+
+std::string infoText(std::string_view name, std::string_view podSets = "[]") {
+    return std::string(R"({"infoVersion":1,"trainJob":{"metadata":{"name":")") + std::string(name) +
+           R"(","namespace":"ns"}},"podSets":)" + std::string(podSets) + "}";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(info)
+
+BOOST_AUTO_TEST_CASE(parses_only_the_members_it_is_asked_for) {
+    // `podSets` is not JSON (a bare word), but nothing reads it.
+    const std::string text = R"({"trainJob":{"metadata":{"name":"j"}},"podSets":[nonsense]})";
+    MemberMemo memo;
+    Info info = lazyInfo(text, &memo);
+    BOOST_TEST(info.name() == "j");
+    BOOST_TEST(info.malformedMember().empty());
+    BOOST_TEST(info.member("absent") == nullptr);
+    BOOST_TEST(info.podSets().empty());  // read now: malformed, so absent, and reported
+    BOOST_TEST(info.malformedMember() == "podSets");
+}
+
+BOOST_AUTO_TEST_CASE(a_whole_document_info_answers_the_same) {
+    const std::string text = infoText("j", R"([{"name":"node","ancestor":"trainer"}])");
+    MemberMemo memo;
+    Info lazy = lazyInfo(text, &memo);
+    Info whole(json::parse(text).as_object());
+    BOOST_TEST(lazy.name() == whole.name());
+    BOOST_TEST(lazy.ns() == whole.ns());
+    BOOST_TEST(lazy.podSets() == whole.podSets());
+    BOOST_TEST(*lazy.member("trainJob") == *whole.member("trainJob"));
+    BOOST_TEST(lazy.objectMember("infoVersion") == nullptr);
+    BOOST_TEST(whole.objectMember("infoVersion") == nullptr);
+    BOOST_TEST(lazy.doc() == whole.doc());
+}
+
+// Through the adapter, calls that repeat a member's text and calls that change it each see
+// their own input (the memo never answers for another text).
+BOOST_AUTO_TEST_CASE(each_call_reads_its_own_input) {
+    Instance plugin;
+    NameReader::names.clear();
+    for (const char* name : {"a", "a", "b", "a", "b", "b"})
+        BOOST_TEST(plugin.validate(infoText(name)) == TRN_OK, plugin.messages());
+    BOOST_TEST(NameReader::names == (std::vector<std::string>{"a", "a", "b", "a", "b", "b"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_member_the_hook_reads_fails_the_hook) {
+    Instance plugin;
+    const trn_status st = plugin.validate(R"({"infoVersion":1,"trainJob":{"metadata":{"name":tru}}})");
+    BOOST_TEST(st == TRN_ERROR);
+    BOOST_TEST(plugin.messages().find("plugin namereader: input member \"trainJob\" is not valid JSON") !=
+                   std::string::npos,
+               plugin.messages());
+}
+
+// What the scanner refuses is parsed whole, as before: an escaped key still reads, and text that
+// is not one object is refused naming the plugin.
+BOOST_AUTO_TEST_CASE(text_the_scanner_refuses_is_parsed_whole) {
+    Instance plugin;
+    NameReader::names.clear();
+    BOOST_TEST(plugin.validate(R"({"tr\u0061inJob":{"metadata":{"name":"esc"}}})") == TRN_OK, plugin.messages());
+    BOOST_TEST(NameReader::names == std::vector<std::string>{"esc"});
+    BOOST_TEST(plugin.validate("[1,2]") == TRN_ERROR);
+    BOOST_TEST(plugin.messages().find("plugin namereader: input is not a JSON object") != std::string::npos,
+               plugin.messages());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
