@@ -268,7 +268,8 @@ std::string applyAt(json::value& parent, const std::string& parentName, const Ed
 
 // The edit is made on the Info moved into a json::value (the walk needs one) and moved back,
 // whatever happens.
-std::string EditLedger::apply(json::object& info, const std::string& plugin, std::string_view editJson) {
+std::string EditLedger::apply(json::object& info, const std::string& plugin, std::string_view editJson,
+                              std::string* touched) {
     Edit e;
     if (auto why = parseEdit(plugin, editJson, e); !why.empty()) return why;
     if (auto c = checkClaims(plugin, e.path); !c.empty()) return c;
@@ -277,6 +278,7 @@ std::string EditLedger::apply(json::object& info, const std::string& plugin, std
     std::string parentName, error;
     json::value* parent = parentOf(held.value(), e, plugin, parentName, error);
     if (!parent) return error;  // empty: a remove of something absent
+    if (touched) *touched = e.path.front();  // never empty: parseEdit refuses an empty path
     if (auto why = applyAt(*parent, parentName, e, plugin); !why.empty()) return why;
     if (auto why = conflictAfter(held.value(), plugin, e.path); !why.empty()) return why;
     writes_.push_back(Write{plugin, std::move(e.path), e.set ? std::move(e.value) : json::value(nullptr)});

@@ -43,8 +43,11 @@ public:
     }
 
     // Applies one edit document emitted by `plugin` to `info`. Returns "" on success, else a
-    // sentence naming the plugin(s) and the path.
-    std::string apply(json::object& info, const std::string& plugin, std::string_view editJson);
+    // sentence naming the plugin(s) and the path. `touched`, when given, receives the top-level
+    // member the edit may have changed (the path's first segment); it is left as it is when the
+    // edit is refused before it reaches the document, or is a remove under an absent parent.
+    std::string apply(json::object& info, const std::string& plugin, std::string_view editJson,
+                      std::string* touched = nullptr);
 
 private:
     struct Write {

@@ -271,24 +271,27 @@ Diagnostics Framework::validate(const json::object& info, const ClusterReader& c
     return diag;
 }
 
-bool Framework::runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
-                             EditLedger& ledger, Diagnostics& diag) const {
-    std::string input;  // the phase's snapshot, serialised at most once
+bool Framework::runEditPhase(Hook hook, Pass& pass, Diagnostics& diag) const {
+    const std::string* input = nullptr;  // the phase's snapshot, serialised at most once
     std::vector<std::pair<const LoadedPlugin*, std::vector<std::string>>> pending;
     for (auto const& p : registry_.plugins()) {
-        if (!p->implements(hook) || !activeUnder(claims, *p, info)) continue;
-        if (input.empty()) input = json::serialize(info);
-        auto r = invokeHook(*p, hook, input, &cluster, &registry_.logSink(), &observer_);
+        if (!p->implements(hook) || !activeUnder(pass.claims, *p, pass.info)) continue;
+        if (!input) input = &pass.text.of(pass.info);
+        auto r = invokeHook(*p, hook, *input, &pass.cluster, &registry_.logSink(), &observer_);
         collect(*p, hook, r, diag);
         if (!r.ok()) return false;
         pending.emplace_back(p.get(), std::move(r.emitted));
     }
+    std::string member;
     for (auto& [p, edits] : pending)
-        for (auto const& e : edits)
-            if (auto err = ledger.apply(info, p->name, e); !err.empty()) {
+        for (auto const& e : edits) {
+            auto err = pass.ledger.apply(pass.info, p->name, e, &member);
+            if (!member.empty()) pass.text.touched(member), member.clear();
+            if (!err.empty()) {
                 diag.add("", err, ErrorType::Internal);
                 return false;
             }
+        }
     return true;
 }
 
@@ -311,14 +314,13 @@ Framework::ClaimTables Framework::makeClaimTables(const json::object& info) cons
     return t;
 }
 
-void Framework::runBuilders(const json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
-                            BuildResult& out) const {
-    std::string input;
-    ObjectChecks checks{claims.kinds, reservedObjectNames(info), {}};
+void Framework::runBuilders(Pass& pass, BuildResult& out) const {
+    const std::string* input = nullptr;
+    ObjectChecks checks{pass.claims.kinds, reservedObjectNames(pass.info), {}};
     for (auto const& p : registry_.plugins()) {
-        if (!p->implements(Hook::ComponentBuilder) || !activeUnder(claims, *p, info)) continue;
-        if (input.empty()) input = json::serialize(info);
-        auto r = invokeHook(*p, Hook::ComponentBuilder, input, &cluster, &registry_.logSink(), &observer_);
+        if (!p->implements(Hook::ComponentBuilder) || !activeUnder(pass.claims, *p, pass.info)) continue;
+        if (!input) input = &pass.text.of(pass.info);
+        auto r = invokeHook(*p, Hook::ComponentBuilder, *input, &pass.cluster, &registry_.logSink(), &observer_);
         collect(*p, Hook::ComponentBuilder, r, out.diagnostics);
         if (!r.ok()) continue;
         for (auto const& e : r.emitted)
@@ -338,12 +340,12 @@ BuildResult Framework::build(json::object info, const ClusterReader& cluster, st
     info = withOperator(std::move(info));
     ClaimTables fresh;
     const ClaimTables& claims = tablesFor(info, fresh);
-    EditLedger ledger(claims.edits);
+    Pass pass{info, cluster, claims, EditLedger(claims.edits), {}};
     // The phases in pipeline order, whatever order `phases` lists them in.
     for (Hook h : kBuildPhases) {
         if (std::find(phases.begin(), phases.end(), h) == phases.end()) continue;
-        if (h == Hook::ComponentBuilder) runBuilders(info, cluster, claims, out);
-        else if (!runEditPhase(h, info, cluster, claims, ledger, out.diagnostics)) break;
+        if (h == Hook::ComponentBuilder) runBuilders(pass, out);
+        else if (!runEditPhase(h, pass, out.diagnostics)) break;
     }
     if (!out.diagnostics.ok()) out.objects.clear();
     out.info = std::move(info);

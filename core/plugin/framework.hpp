@@ -9,6 +9,7 @@
 #include "core/api/object_set.hpp"
 #include "core/plugin/call.hpp"
 #include "core/plugin/edits.hpp"
+#include "core/plugin/info_text.hpp"
 #include "core/plugin/operator_settings.hpp"
 #include "core/plugin/registry.hpp"
 
@@ -77,8 +78,8 @@ public:
 
 private:
     struct ClaimTables;
-    bool runEditPhase(Hook hook, json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
-                      EditLedger& ledger, Diagnostics& diag) const;
+    struct Pass;
+    bool runEditPhase(Hook hook, Pass& pass, Diagnostics& diag) const;
     void collect(const LoadedPlugin& p, Hook hook, const CallResult& r, Diagnostics& diag) const;
     // What a build's plugins, edits and objects are checked against, from the plugins' claims
     // and the gates `info` opens: whose gates are closed, env:/volume: claims for the edit
@@ -95,9 +96,17 @@ private:
     const ClaimTables& tablesFor(const json::object& info, ClaimTables& fresh) const;
     // active() with the gates' verdict read from `claims`.
     bool activeUnder(const ClaimTables& claims, const LoadedPlugin& plugin, const json::object& info) const;
+    // One build's state across its phases: the Info the phases edit, the ledger that checks the
+    // edits, and the Info's text, re-serialised only where edits changed it.
+    struct Pass {
+        json::object& info;
+        const ClusterReader& cluster;
+        const ClaimTables& claims;
+        EditLedger ledger;
+        InfoText text;
+    };
     // ComponentBuilder of every active plugin; objects checked (kind claims, reserved names, twice).
-    void runBuilders(const json::object& info, const ClusterReader& cluster, const ClaimTables& claims,
-                     BuildResult& out) const;
+    void runBuilders(Pass& pass, BuildResult& out) const;
 
     bool gatesOpen(const LoadedPlugin& plugin, const json::object& info) const;
 
