@@ -6,8 +6,9 @@
 //                 [--nginx PATH]
 // Both servers use one certificate (`trainer-operator certs`); nginx runs `worker_processes auto`
 // with access logs off. The client is this program: C threads, each one keep-alive TLS connection
-// (OpenSSL, blocking, TCP_NODELAY) sending the same request in a loop; handshakes happen before
-// the clock starts. Measured, alternating between the servers, medians of R runs (default 5):
+// (OpenSSL, blocking, TCP_NODELAY) sending 64 requests in turn (AdmissionReviews of 64 TrainJobs,
+// each connection starting at its own); handshakes happen before the clock starts. Measured,
+// alternating between the servers, medians of R runs (default 5):
 //   throughput  requests/s over S seconds (default 3), every answer checked (200; the webhook's
 //               says allowed);
 //   latency     the webhook at 80% of its median throughput, open loop: each thread sends on a
@@ -111,11 +112,15 @@ private:
     std::string buf_;
 };
 
+// The requests a target is sent, in turn: AdmissionReviews of distinct TrainJobs, as a real
+// webhook sees (the SDK reuses a plugin's parse of an Info member only when its text repeats:
+// sdk/include/trainer/info_members.hpp).
 struct Target {
     std::string name;
     int port;
-    std::string request;
+    std::vector<std::string> requests;
     bool webhook;  // answers must say allowed
+    const std::string& request(long i) const { return requests[static_cast<std::size_t>(i) % requests.size()]; }
 };
 
 bool answerOk(const Target& t, int status, const std::string& body) {
@@ -167,13 +172,14 @@ double throughput(SSL_CTX* ctx, const Target& t, int c, double seconds, pid_t se
     auto start = Clock::now();
     const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     std::vector<std::thread> threads;
-    for (auto& conn : conns)
-        threads.emplace_back([&, c = conn.get()] {
+    for (std::size_t k = 0; k < conns.size(); ++k)
+        threads.emplace_back([&, k, c = conns[k].get()] {
             int status;
             std::string body;
             long n = 0;
+            const long first = static_cast<long>(k) * 7;  // connections out of step
             while (Clock::now() < end) {
-                if (!c->roundTrip(t.request, status, body) || !answerOk(t, status, body)) {
+                if (!c->roundTrip(t.request(first + n), status, body) || !answerOk(t, status, body)) {
                     bad = true;
                     std::fprintf(stderr, "%s answered %d: %.300s\n", t.name.c_str(), status, body.c_str());
                     break;
@@ -204,7 +210,7 @@ double p99At(SSL_CTX* ctx, const Target& t, int c, double rate, double seconds) 
             for (long j = 0; j < perThread && !bad; ++j) {
                 auto due = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>((k + j * c) / rate));
                 std::this_thread::sleep_until(due);
-                if (!conns[k]->roundTrip(t.request, status, body) || !answerOk(t, status, body)) bad = true;
+                if (!conns[k]->roundTrip(t.request(k * 7 + j), status, body) || !answerOk(t, status, body)) bad = true;
                 lat[k].push_back(std::chrono::duration<double, std::milli>(Clock::now() - due).count());
             }
         });
@@ -221,8 +227,8 @@ std::string httpPost(const std::string& path, const std::string& body) {
            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-std::string admissionReview(const Runtime& rt) {
-    json::object tj = trainJob(rt, 1);
+std::string admissionReview(const Runtime& rt, long index) {
+    json::object tj = trainJob(rt, index);
     core::applyDefaults(tj);
     json::object gvk{{"group", "trainer.kubeflow.org"}, {"version", "v1alpha1"}, {"kind", "TrainJob"}};
     json::object gvr{{"group", "trainer.kubeflow.org"}, {"version", "v1alpha1"}, {"resource", "trainjobs"}};
@@ -257,7 +263,7 @@ std::string firstAnswer(SSL_CTX* ctx, const Target& t, pid_t pid) {
         if (::waitpid(pid, &status, WNOHANG) == pid) fail(t.name + " exited during start-up");
         Connection c(ctx, t.port);
         std::string body;
-        if (c.ok() && c.roundTrip(t.request, status, body)) {
+        if (c.ok() && c.roundTrip(t.request(0), status, body)) {
             if (!answerOk(t, status, body)) fail(t.name + " answered " + std::to_string(status) + ": " + body);
             return body;
         }
@@ -292,7 +298,9 @@ int main(int argc, char** argv) {
     seed(*openStore(dir + "/store.db"), rt, 0, 0, /*withRuntime=*/true);
     writeFile(dir + "/config.yaml", "apiVersion: config.trainer.kubeflow.org/v1alpha1\nkind: Configuration\n"
                                     "leaderElection:\n  leaderElect: false\n");
-    Target webhook{"the webhook", freePort(), httpPost("/validate-trainer-kubeflow-org-v1alpha1-trainjob", admissionReview(rt)), true};
+    Target webhook{"the webhook", freePort(), {}, true};
+    for (long i = 0; i < 64; ++i)
+        webhook.requests.push_back(httpPost("/validate-trainer-kubeflow-org-v1alpha1-trainjob", admissionReview(rt, i)));
     pid_t op_pid = spawnServer({op, "run", "--store", dir + "/store.db", "--plugin-dir", plugins, "--config", dir + "/config.yaml",
                                 "--local-executor=false", "--webhook-cert-dir", certs, "--webhook-port",
                                 std::to_string(webhook.port), "--api-bind-address", "0", "--health-probe-bind-address", "0",
@@ -302,7 +310,7 @@ int main(int argc, char** argv) {
     SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);  // both servers alike; loopback
     const std::string answer = firstAnswer(ctx, webhook, op_pid);
-    Target static_{"nginx", freePort(), webhook.request, false};
+    Target static_{"nginx", freePort(), webhook.requests, false};
     std::filesystem::create_directories(dir + "/nginx-body");
     writeFile(dir + "/nginx.conf", nginxConf(dir, certs, static_.port, answer));
     pid_t nginx_pid =
@@ -329,7 +337,7 @@ int main(int argc, char** argv) {
     const double hc = median(hookCpu), nc = median(nginxCpu);
     std::fprintf(stderr, "P5: request %zu bytes, answer %zu bytes; webhook %s/s (%s us CPU each), nginx %s/s (%s us); "
                          "p99 at %s/s: %s ms vs %s ms\n",
-                 webhook.request.size(), answer.size(), fixed(h, 0).c_str(), fixed(hc, 1).c_str(), fixed(n, 0).c_str(),
+                 webhook.requests[0].size(), answer.size(), fixed(h, 0).c_str(), fixed(hc, 1).c_str(), fixed(n, 0).c_str(),
                  fixed(nc, 1).c_str(), fixed(load, 0).c_str(), fixed(hp).c_str(), fixed(np).c_str());
     // Each run's p99: one stall of the machine (tens of ms) decides a run's, so the spread tells
     // a slow server from a noisy minute.
