@@ -47,15 +47,16 @@ inline std::optional<OperatorInfo> operatorInfo(const Info& info) { return opera
 
 // The effective value of feature gate `name`: false when the operator does not know it or the
 // Info has no operator block.
-inline bool featureGateEnabled(const json::object& infoDoc, std::string_view name) {
-    const json::object* gates = getPath(infoDoc, {"operator", "featureGates"});
-    if (!gates) return false;
-    return getBool(*gates, name).value_or(false);
-}
-inline bool featureGateEnabled(const Info& info, std::string_view name) {
-    const json::object* op = info.objectMember("operator");
+// The same, from the `operator` member itself (nullptr: absent).
+inline bool featureGateEnabledIn(const json::object* op, std::string_view name) {
     const json::object* gates = op ? getObject(*op, "featureGates") : nullptr;
     return gates && getBool(*gates, name).value_or(false);
+}
+inline bool featureGateEnabled(const json::object& infoDoc, std::string_view name) {
+    return featureGateEnabledIn(getObject(infoDoc, "operator"), name);
+}
+inline bool featureGateEnabled(const Info& info, std::string_view name) {
+    return featureGateEnabledIn(info.objectMember("operator"), name);
 }
 
 }  // namespace trainer::sdk

@@ -225,10 +225,7 @@ public:
     // An Info over the hook's input text, split into members that are parsed when first read and
     // looked up in `memo` first. `text` must outlive the Info. For the SDK's adapter.
     Info(std::vector<detail::MemberSpan> members, detail::MemberMemo* memo)
-        : memo_(memo), whole_(false) {
-        members_.reserve(members.size());
-        for (auto const& m : members) members_.push_back(Member{m.key, m.text, nullptr, false});
-    }
+        : members_(std::move(members)), parsed_(members_.size()), memo_(memo), whole_(false) {}
 
     // Every accessor is safe on any document: what the document lacks (or holds with the wrong
     // JSON type) reads as an empty object or array, an empty string, or nullptr where the
@@ -237,19 +234,20 @@ public:
     // A top-level member, or nullptr when the document has none. Parses only that member.
     const json::value* member(std::string_view key) const {
         if (whole_) return doc_.if_contains(key);
-        for (auto& m : members_) {
-            if (m.key != key) continue;
-            if (!m.read) {
-                m.read = true;
+        for (std::size_t i = 0; i < members_.size(); ++i) {
+            if (members_[i].key != key) continue;
+            Parsed& p = parsed_[i];
+            if (!p.read) {
+                p.read = true;
                 json::error_code ec;
-                m.value = memo_ ? memo_->parse(m.key, m.text, ec)
-                                : std::make_shared<const json::value>(json::parse(m.text, ec));
+                p.value = memo_ ? memo_->parse(key, members_[i].text, ec)
+                                : std::make_shared<const json::value>(json::parse(members_[i].text, ec));
                 if (ec) {
-                    m.value = nullptr;
+                    p.value = nullptr;
                     if (malformed_.empty()) malformed_ = std::string(key);
                 }
             }
-            return m.value.get();
+            return p.value.get();
         }
         return nullptr;
     }
@@ -311,10 +309,9 @@ public:
     const std::string& malformedMember() const { return malformed_; }
 
 private:
-    struct Member {
-        std::string_view key, text;
-        mutable std::shared_ptr<const json::value> value;
-        mutable bool read;
+    struct Parsed {  // of members_[i], once read
+        std::shared_ptr<const json::value> value;
+        bool read = false;
     };
     static const json::object& orEmpty(const json::object* o) {
         static const json::object empty;
@@ -330,7 +327,8 @@ private:
         return v ? *v : std::string_view();
     }
     mutable json::object doc_;
-    std::vector<Member> members_;
+    std::vector<detail::MemberSpan> members_;
+    mutable std::vector<Parsed> parsed_;
     detail::MemberMemo* memo_ = nullptr;
     mutable bool whole_;
     mutable std::string malformed_;
