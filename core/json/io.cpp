@@ -852,6 +852,8 @@ std::string toJson(const json::object& o, bool pretty) {
     return out;
 }
 
+void appendJsonString(std::string& out, std::string_view s) { writeEscaped(out, s); }
+
 void appendJson(std::string& out, const json::value& v, bool pretty, int indent) { writeJson(out, v, pretty, indent); }
 
 void appendJson(std::string& out, const json::object& o, bool pretty, int indent) { writeObject(out, o, pretty, indent); }

@@ -83,6 +83,9 @@ std::string toJson(const json::value& v, bool pretty = false);
 std::string toJson(const json::object& o, bool pretty = false);
 // Appends what toJson writes, as if `v` stood `indent` spaces deep inside a pretty document (its
 // nested lines indented from there): a list can be written item by item.
+// `s` as a JSON string, quotes included, appended to `out`: `"`, `\`, bytes below 0x20 and DEL
+// escaped (\n, \t, ... or \u00XX), every other byte written as itself.
+void appendJsonString(std::string& out, std::string_view s);
 void appendJson(std::string& out, const json::value& v, bool pretty, int indent);
 void appendJson(std::string& out, const json::object& o, bool pretty, int indent);
 

@@ -108,6 +108,47 @@ BOOST_AUTO_TEST_CASE(reserved_keys_and_special_characters_stay_valid_json) {
     BOOST_TEST(v.at("level_").as_string() == "shadow");
 }
 
+// A line's fields are written as Boost.JSON serialises the object the logger's and the call's
+// fields make together (a key given twice: its first place, its last value), but for DEL, which
+// a string escapes (core/json/io.hpp's appendJsonString): every value kind, every byte an escape
+// may need, both encoders.
+BOOST_AUTO_TEST_CASE(fields_read_as_boost_json_writes_them) {
+    std::string everyByte;  // every ASCII byte but DEL, and UTF-8 beyond (written as itself)
+    for (int c = 1; c < 127; ++c) everyByte += static_cast<char>(c);
+    everyByte += "\xe2\x98\x83 \xf0\x9f\x9a\x80";
+    json::array list{1, "two", nullptr, json::object{{"k", 3.25}}};
+    lg::Fields fixed{{"kept", "first"}, {"twice", "old"}, {"ts", 7}};
+    lg::Fields call{{"text", everyByte}, {"negative", std::int64_t{-9223372036854775807LL - 1}},
+                    {"huge", std::uint64_t{18446744073709551615ULL}}, {"real", 1.0 / 3}, {"tiny", 5e-324},
+                    {"yes", true}, {"no", false}, {"none", json::value(nullptr)}, {"list", json::value(list)},
+                    {"twice", "new"}, {"", "empty key"}, {"caller", "\u2603 \xe2\x98\x83"}};
+    json::object want;
+    for (const auto* fields : {&fixed, &call})
+        for (auto const& f : *fields) {
+            std::string key = f.key;
+            for (std::string_view r : {"level", "ts", "logger", "caller", "msg"})
+                if (key == r) key += '_';
+            want[key] = f.value;
+        }
+    std::string pairs = json::serialize(want);
+    pairs = pairs.substr(1, pairs.size() - 2) + ",\"del\":\"a\\u007fb\"";  // without the braces
+    call.emplace_back("del", "a\x7f" "b");
+    for (auto encoder : {lg::Encoder::Json, lg::Encoder::Console}) {
+        auto out = capture(lg::Level::Info, encoder);
+        lg::Logger("x", fixed).info("fields", call);
+        auto got = lines(out->str());
+        BOOST_TEST_REQUIRE(got.size() == 1u);
+        const std::string tail = encoder == lg::Encoder::Json ? "," + pairs + "}" : "\t{" + pairs + "}";
+        BOOST_TEST_REQUIRE(got[0].size() > tail.size());
+        BOOST_TEST(got[0].substr(got[0].size() - tail.size()) == tail);
+        if (encoder == lg::Encoder::Json) {
+            auto v = json::parse(got[0]).as_object();
+            BOOST_TEST(v.at("text").as_string() == everyByte);
+            BOOST_TEST(v.at("twice").as_string() == "new");
+        }
+    }
+}
+
 struct LevelCase {
     lg::Level configured;
     std::vector<std::string> written;
