@@ -6,8 +6,13 @@
 
 #include <boost/mpl/list.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <regex>
 #include <set>
+#include <sstream>
+#include <thread>
 
 using namespace trainer::core;
 using namespace trainer::core::test;
@@ -727,4 +732,53 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(mutable_secrets_change_and_may_become_immutable, B
     BOOST_TEST((store->update(next).status == StoreStatus::Invalid));
     BOOST_TEST(found(store->get(keyOf(u.object)))->at("data").as_object().at("k").as_string() == "djI=");
     BOOST_TEST(store->remove(keyOf(u.object)).ok());
+}
+
+// Uids: version 4, never repeated within a thread, across threads, or between a forked child and
+// its parent (newUuid draws random bytes a block at a time per thread; the child must not reuse
+// the parent's undrawn ones).
+BOOST_AUTO_TEST_CASE(new_uuids_are_v4_and_never_repeat) {
+    static const std::regex uuidV4("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+    std::set<std::string> seen;
+    for (int i = 0; i < 5000; ++i) {
+        auto u = newUuid();
+        BOOST_TEST_REQUIRE(std::regex_match(u, uuidV4), u);
+        BOOST_TEST_REQUIRE(seen.insert(u).second, "repeated " << u);
+    }
+    std::vector<std::vector<std::string>> perThread(4);
+    std::vector<std::thread> threads;
+    for (auto& out : perThread)
+        threads.emplace_back([&out] {
+            for (int i = 0; i < 2000; ++i) out.push_back(newUuid());
+        });
+    for (auto& t : threads) t.join();
+    for (auto const& out : perThread)
+        for (auto const& u : out) BOOST_TEST_REQUIRE(seen.insert(u).second, "repeated across threads " << u);
+
+    // The parent has drawn part of a block; the child's next uids and the parent's next ones differ.
+    int fds[2];
+    BOOST_TEST_REQUIRE(::pipe(fds) == 0);
+    pid_t child = ::fork();
+    BOOST_TEST_REQUIRE(child >= 0);
+    if (child == 0) {
+        std::string all;
+        for (int i = 0; i < 8; ++i) all += newUuid() + "\n";
+        auto n = ::write(fds[1], all.data(), all.size());
+        ::_exit(n == static_cast<ssize_t>(all.size()) ? 0 : 1);
+    }
+    ::close(fds[1]);
+    std::string fromChild;
+    char buf[512];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) fromChild.append(buf, static_cast<size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    BOOST_TEST_REQUIRE(::waitpid(child, &status, 0) == child);
+    BOOST_TEST_REQUIRE(WIFEXITED(status));
+    BOOST_TEST(WEXITSTATUS(status) == 0);
+    std::set<std::string> childUids;
+    std::istringstream in(fromChild);
+    for (std::string u; std::getline(in, u);) childUids.insert(u);
+    BOOST_TEST_REQUIRE(childUids.size() == 8u);
+    for (int i = 0; i < 8; ++i) seen.insert(newUuid());
+    for (auto const& u : childUids) BOOST_TEST(!seen.count(u), "the child repeated " << u);
 }
