@@ -2,6 +2,7 @@
 #include "core/api/admission.hpp"
 #include "core/cli/cli.hpp"
 #include "core/apiserver/printers.hpp"
+#include "core/api/overlay_reader.hpp"
 #include "core/controller/admission_control.hpp"
 #include "core/cli/input_checks.hpp"
 #include "core/json/io.hpp"
@@ -160,7 +161,7 @@ int cmdApply(const Args& args, Io& io) {
         }
         inputs.put(d.object);
     }
-    controller::OverlayReader cluster(inputs, *store);
+    OverlayReader cluster(inputs, *store);
     auto now = std::chrono::system_clock::now();
     for (auto& d : docs) {
         auto key = keyOf(d.object);

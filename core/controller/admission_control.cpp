@@ -8,8 +8,6 @@
 #include "core/server/webhook.hpp"
 #include "core/store/store.hpp"
 
-#include <map>
-
 namespace trainer::core::controller {
 
 Diagnostics validateTrainJob(const Framework& framework, const json::object& trainJob, const json::object* old,
@@ -68,24 +66,6 @@ AdmissionResult admit(const Framework& framework, json::object& obj, const json:
 Diagnostics admitObject(const Framework& framework, json::object& obj, const json::object* old,
                         const ClusterReader& cluster, std::chrono::system_clock::time_point now) {
     return admit(framework, obj, old, cluster, now).all();
-}
-
-ReadResult OverlayReader::get(const ObjectKey& key) const {
-    if (auto* o = overlay_.find(key)) return ReadResult::of(*o);
-    return base_.get(key);
-}
-
-// The base failing is the list failing: the overlay alone is not the cluster.
-ListResult OverlayReader::list(const std::string& apiVersion, const std::string& kind,
-                               const std::optional<std::string>& ns) const {
-    auto base = base_.list(apiVersion, kind, ns);
-    if (!base.ok()) return base;
-    std::map<ObjectKey, json::object> merged;
-    for (auto& o : base.value) merged[keyOf(o)] = std::move(o);
-    for (auto& o : overlay_.list(apiVersion, kind, ns).value) merged[keyOf(o)] = std::move(o);
-    std::vector<json::object> out;
-    for (auto& [k, o] : merged) out.push_back(std::move(o));
-    return ListResult::of(std::move(out));
 }
 
 }  // namespace trainer::core::controller

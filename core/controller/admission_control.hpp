@@ -50,17 +50,4 @@ Diagnostics validateTrainJob(const Framework& framework, const json::object& tra
 // policy claims of the loaded plugins.
 Diagnostics validateRuntimeObject(const Framework& framework, const json::object& runtime, const json::object* old);
 
-// A ClusterReader that sees `overlay` first and `base` behind it (apply's inputs over the store).
-class OverlayReader : public ClusterReader {
-public:
-    OverlayReader(const ObjectSet& overlay, const ClusterReader& base) : overlay_(overlay), base_(base) {}
-    ReadResult get(const ObjectKey& key) const override;
-    ListResult list(const std::string& apiVersion, const std::string& kind,
-                    const std::optional<std::string>& ns = std::nullopt) const override;
-
-private:
-    const ObjectSet& overlay_;
-    const ClusterReader& base_;
-};
-
 }  // namespace trainer::core::controller

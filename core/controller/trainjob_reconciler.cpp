@@ -2,6 +2,7 @@
 
 #include "core/api/admission.hpp"
 #include "core/api/kinds.hpp"
+#include "core/api/overlay_reader.hpp"
 #include "core/api/read_error_latch.hpp"
 #include "core/plugin/crash_context.hpp"
 #include "core/plugin/pipeline.hpp"
@@ -126,6 +127,10 @@ struct TrainJobReconciler::Pass {
     json::object status;
     Clock::time_point now;
     std::vector<std::string> errors;
+    // The children this reconcile applied, as the store answered: what the status hooks read
+    // of them (their own write read back, with no store read or parse; a later change of a
+    // child is another write, whose event reconciles again: own_writes.hpp).
+    ObjectSet applied;
 };
 
 namespace {
@@ -150,7 +155,7 @@ ReconcileResult TrainJobReconciler::reconcileImpl(const ObjectKey& key, const lo
         return result;
     }
     const json::object* prevStatus = objectAt(trainJob, "status");
-    Pass p{trainJob, spec ? *spec : kNoSpec, objectAt(trainJob, "metadata"), prevStatus ? *prevStatus : json::object(), {}, {}, {}};
+    Pass p{trainJob, spec ? *spec : kNoSpec, objectAt(trainJob, "metadata"), prevStatus ? *prevStatus : json::object(), {}, {}, {}, {}};
     p.status = p.prevStatus;
     if (auto guarded = crashGuard(trainJob, p.status, log)) return *guarded;
     // Recorded until this reconcile ends: a fatal signal in a hook marks the TrainJob next time.
@@ -188,7 +193,7 @@ std::optional<std::string> TrainJobReconciler::buildAndApply(Pass& p, const Obje
     if (b.snapshot) children.push_back(std::move(*b.snapshot));
     if (b.diagnostics.ok())
         children.insert(children.end(), std::make_move_iterator(b.objects.begin()), std::make_move_iterator(b.objects.end()));
-    std::string failure = applyObjects(children, key, log);
+    std::string failure = applyObjects(children, key, log, p.applied);
     if (failure.empty() && !b.diagnostics.ok()) failure = joinErrors(b.diagnostics.errors);
     for (auto const& w : b.diagnostics.warnings) log.warn(w.message, {{"path", w.path}});
     if (failure.empty()) {
@@ -210,7 +215,8 @@ std::optional<std::string> TrainJobReconciler::mapPluginStatus(Pass& p, ReadErro
     if (p.status.empty()) withStatus.erase("status");
     else withStatus["status"] = p.status;
     Diagnostics sd;
-    auto mapped = framework_.status(withStatus, cluster, sd);
+    OverlayReader reads(p.applied, cluster);
+    auto mapped = framework_.status(withStatus, reads, sd);
     if (auto failed = cluster.firstError()) return failed;
     if (auto s = std::move(mapped)) {
         json::object next = std::move(*s);
@@ -341,15 +347,17 @@ std::optional<ReconcileResult> TrainJobReconciler::crashGuard(const json::object
 }
 
 std::string TrainJobReconciler::applyObjects(const std::vector<json::object>& objects, const ObjectKey& trainJob,
-                                             const log::Logger& log) {
+                                             const log::Logger& log, ObjectSet& applied) {
     if (objects.empty()) return {};
     auto all = store_.applyAll(objects, kFieldManager);
     for (size_t i = 0; i < all.applied.size(); ++i) {
-        auto const& r = all.applied[i];
-        if (r.outcome == ApplyOutcome::Unchanged) continue;
-        auto k = keyOf(objects[i]);
-        if (ownWrites_) ownWrites_->record(k, r.object, trainJob);
-        log.info("Applied object", {{"object", k.display()}, {"outcome", toString(r.outcome)}});
+        auto& r = all.applied[i];
+        if (r.outcome != ApplyOutcome::Unchanged) {
+            auto k = keyOf(objects[i]);
+            if (ownWrites_) ownWrites_->record(k, r.object, trainJob);
+            log.info("Applied object", {{"object", k.display()}, {"outcome", toString(r.outcome)}});
+        }
+        if (all.ok()) applied.put(std::move(r.object));
     }
     if (all.failed) return keyOf(objects[*all.failed]).display() + ": " + all.failure.message;
     return {};

@@ -97,9 +97,10 @@ private:
     // Applies `objects` in order with one Store::applyAll (all or none on the embedded store);
     // the first failure as "<object>: <why>", empty when all applied.
     // Each object created or changed is recorded in ownWrites_ for `trainJob` (the status hooks
-    // read the children after this, in the same reconcile).
+    // read the children after this, in the same reconcile); when all applied, each as stored is
+    // added to `applied`, where the status hooks read it.
     std::string applyObjects(const std::vector<json::object>& objects, const ObjectKey& trainJob,
-                             const log::Logger& log);
+                             const log::Logger& log, ObjectSet& applied);
 
     Store& store_;
     const PluginRegistry& registry_;

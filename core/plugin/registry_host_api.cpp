@@ -31,13 +31,13 @@ void hostEmit(trn_call* call, trn_str doc) {
 int32_t hostLookup(trn_call* call, trn_str apiVersion, trn_str kind, trn_str ns, trn_str name, trn_str* out) {
     if (!call || !call->cluster || !out) return TRN_LOOKUP_NOT_FOUND;
     ObjectKey key{text(apiVersion), text(kind), text(ns), text(name)};
-    auto obj = call->cluster->get(key);
-    if (obj.failed()) {
-        call->diagnostics.push_back({TRN_SEVERITY_ERROR, "", readFailureMessage(key, obj.message)});
+    auto obj = call->cluster->share(key);  // a reader that keeps its answers hands one out, uncopied
+    if (obj->failed()) {
+        call->diagnostics.push_back({TRN_SEVERITY_ERROR, "", readFailureMessage(key, obj->message)});
         return TRN_LOOKUP_ERROR;
     }
-    if (obj.notFound()) return TRN_LOOKUP_NOT_FOUND;
-    call->lookups.push_back(boost::json::serialize(obj.object));
+    if (obj->notFound()) return TRN_LOOKUP_NOT_FOUND;
+    call->lookups.push_back(boost::json::serialize(obj->object));
     *out = trn_str{call->lookups.back().data(), call->lookups.back().size()};
     return TRN_LOOKUP_FOUND;
 }

@@ -9,6 +9,8 @@
 #include "test/support/reads.hpp"
 #include "test/support/forwarding_store.hpp"
 
+#include <map>
+#include <set>
 #include <thread>
 
 using namespace trainer::core;
@@ -144,6 +146,57 @@ BOOST_AUTO_TEST_CASE(own_writes_do_not_queue_the_writer_again) {
     f.setJobSetCondition("Completed");
     f.manager->settle();
     BOOST_TEST(f.metrics.value("controller_runtime_reconcile_total", {"trainjob", "success"}) == 3);
+    BOOST_TEST(f.str(f.condition(f.status(), "Complete"), "status") == "True");
+}
+
+// Forwards to a MemoryStore, counting point reads per key.
+class ReadCountingStore : public trainer::test::ForwardingStore {
+public:
+    explicit ReadCountingStore(MemoryStore& s) : ForwardingStore(s), s_(s) {}
+    ReadResult get(const ObjectKey& k) const override {
+        ++gets[k];
+        return s_.get(k);
+    }
+    mutable std::map<ObjectKey, int> gets;
+
+private:
+    MemoryStore& s_;
+};
+
+// The status hooks read the children this reconcile applied as the store answered the apply,
+// not from the store again: building a TrainJob reads its JobSet once (jobset's ComponentBuilder
+// looks for one that exists), and the status written is the one a read from the store maps.
+BOOST_AUTO_TEST_CASE(status_hooks_read_the_children_just_applied) {
+    auto statusAfterOneReconcile = [](bool counted) {
+        Fixture f;
+        f.createRuntime();
+        f.createTrainJob();
+        ReadCountingStore counting(f.memory);
+        TrainJobReconciler reconciler(counted ? static_cast<Store&>(counting) : f.memory, f.registry, *f.framework, f.clock);
+        auto r = reconciler.reconcile(kTrainJob, log::Logger("test"));
+        BOOST_TEST(r.error.empty(), r.error);
+        BOOST_TEST_REQUIRE(found(f.memory.get(kJobSet)).has_value());
+        if (counted) BOOST_TEST(counting.gets[kJobSet] == 1);
+        auto st = f.status();
+        if (auto* conds = st.if_contains("conditions"); conds && conds->is_array())
+            for (auto& c : conds->as_array()) c.as_object().erase("lastTransitionTime");
+        return st;
+    };
+    BOOST_TEST(json::serialize(statusAfterOneReconcile(true)) == json::serialize(statusAfterOneReconcile(false)));
+
+    // A child the build did not apply is read from the store: a running JobSet is not updated,
+    // so the next reconcile's status hook reads it there.
+    Fixture f;
+    f.createRuntime();
+    f.createTrainJob();
+    f.manager->settle();
+    f.manager->stop();
+    f.setJobSetCondition("Completed");
+    ReadCountingStore store(f.memory);
+    TrainJobReconciler reconciler(store, f.registry, *f.framework, f.clock);
+    auto r = reconciler.reconcile(kTrainJob, log::Logger("test"));
+    BOOST_TEST(r.error.empty(), r.error);
+    BOOST_TEST(store.gets[kJobSet] == 2);  // the build's look, the status hook's read
     BOOST_TEST(f.str(f.condition(f.status(), "Complete"), "status") == "True");
 }
 
