@@ -102,12 +102,17 @@ public:
         if (it == objects_.end()) return ReadResult::absent();
         return ReadResult::of(it->second);
     }
-    // One copy per object however often it is shared (render reads one runtime per TrainJob).
+    // One copy per object however often it is shared (render reads one runtime per TrainJob);
+    // an absent key's answer is one for all, never remembered per key.
     std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override {
         std::lock_guard lock(sharedMu_);
-        auto& slot = shared_[key];
-        if (!slot) slot = std::make_shared<const ReadResult>(get(key));
-        return slot;
+        if (auto it = shared_.find(key); it != shared_.end()) return it->second;
+        auto it = objects_.find(key);
+        if (it == objects_.end()) {
+            static const auto absent = std::make_shared<const ReadResult>(ReadResult::absent());
+            return absent;
+        }
+        return shared_[key] = std::make_shared<const ReadResult>(ReadResult::of(it->second));
     }
     const json::object* find(const ObjectKey& key) const {
         auto it = objects_.find(key);

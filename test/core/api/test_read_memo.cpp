@@ -133,6 +133,9 @@ BOOST_AUTO_TEST_CASE(an_object_set_shares_one_copy_until_the_object_changes) {
     auto first = set.share(kA);
     BOOST_TEST(set.share(kA).get() == first.get());
     BOOST_TEST(set.share(kB)->notFound());
+    BOOST_TEST(set.share(kB).get() == set.share(ObjectKey{"v1", "ConfigMap", "ns", "never"}).get());  // one for all
+    set.put(configMap("b", "0"));
+    BOOST_TEST(set.share(kB)->found());
     set.put(configMap("a", "2"));
     auto after = set.share(kA);
     BOOST_TEST(after.get() != first.get());
