@@ -81,11 +81,11 @@ json::value parseReusing(std::string_view text, json::error_code& ec, std::size_
 std::string toJson(const json::value& v, bool pretty = false);
 // The same for an object, without making a json::value of it (a copy of the whole tree).
 std::string toJson(const json::object& o, bool pretty = false);
-// Appends what toJson writes, as if `v` stood `indent` spaces deep inside a pretty document (its
-// nested lines indented from there): a list can be written item by item.
 // `s` as a JSON string, quotes included, appended to `out`: `"`, `\`, bytes below 0x20 and DEL
 // escaped (\n, \t, ... or \u00XX), every other byte written as itself.
 void appendJsonString(std::string& out, std::string_view s);
+// Appends what toJson writes, as if `v` stood `indent` spaces deep inside a pretty document (its
+// nested lines indented from there): a list can be written item by item.
 void appendJson(std::string& out, const json::value& v, bool pretty, int indent);
 void appendJson(std::string& out, const json::object& o, bool pretty, int indent);
 

@@ -69,15 +69,12 @@ const LevelName& nameOf(int level) {
     return level < 0 ? kLevels.front() : kLevels.back();
 }
 
-// `s` as a JSON string (core/json/io.hpp), appended to `out`.
-void appendQuoted(std::string& out, std::string_view s) { appendJsonString(out, s); }
-
 // `v` as JSON: strings as appendJsonString writes them, other scalars as json::serialize does,
 // doubles and containers by json::serialize itself.
 void appendValue(std::string& out, const json::value& v) {
     std::array<char, 24> buf{};
     switch (v.kind()) {
-        case json::kind::string: return appendQuoted(out, v.get_string());
+        case json::kind::string: return appendJsonString(out, v.get_string());
         case json::kind::int64: out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), v.get_int64()).ptr); return;
         case json::kind::uint64: out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), v.get_uint64()).ptr); return;
         case json::kind::bool_: out += v.get_bool() ? "true" : "false"; return;
@@ -141,8 +138,8 @@ void appendFieldPairs(std::string& out, const LineFields& fields) {
     for (const auto& [key, value] : fields) {
         if (!first) out += ',';
         first = false;
-        if (reserved(key)) appendQuoted(out, std::string(key) + "_");
-        else appendQuoted(out, key);
+        if (reserved(key)) appendJsonString(out, std::string(key) + "_");
+        else appendJsonString(out, key);
         out += ':';
         appendValue(out, *value);
     }
@@ -172,16 +169,16 @@ std::string formatLine(int level, double ts, std::string_view logger, Caller cal
         return line;
     }
     line += "{\"level\":";
-    appendQuoted(line, name.lower);
+    appendJsonString(line, name.lower);
     line += ",\"ts\":";
     appendEpochSeconds(line, ts);
-    if (!logger.empty()) appendQuoted(line += ",\"logger\":", logger);
+    if (!logger.empty()) appendJsonString(line += ",\"logger\":", logger);
     if (!caller.file.empty()) {
         std::string where;
         appendCaller(where, caller.file, caller.line);
-        appendQuoted(line += ",\"caller\":", where);
+        appendJsonString(line += ",\"caller\":", where);
     }
-    appendQuoted(line += ",\"msg\":", msg);
+    appendJsonString(line += ",\"msg\":", msg);
     if (!fields.empty()) appendFieldPairs(line += ',', fields);
     line += '}';
     return line;

@@ -28,9 +28,9 @@ struct MemberSpan {
 // Splits `s`, one JSON object, into its members; false when `s` is not an object this scanner
 // can vouch for: not an object, unbalanced brackets, an unterminated string, anything after the
 // closing brace, a key with an escape, a key that appears twice. The caller then parses the
-// whole text, which reports what is wrong (or gives what a whole parse gives). Member values are only delimited here (a control character in a
-// string, for one, is not looked for); each is parsed in full when read, so a malformed value
-// is reported when a plugin reads it.
+// whole text, which reports what is wrong (or gives what a whole parse gives). Member values are
+// only delimited here (a control character in a string, for one, is not looked for); each is
+// parsed in full when read, so a malformed value is reported when a plugin reads it.
 class MemberScanner {
 public:
     explicit MemberScanner(std::string_view s) : s_(s) {}

@@ -45,13 +45,13 @@ inline std::optional<OperatorInfo> operatorInfo(const json::object& infoDoc) {
 }
 inline std::optional<OperatorInfo> operatorInfo(const Info& info) { return operatorInfoOf(info.objectMember("operator")); }
 
-// The effective value of feature gate `name`: false when the operator does not know it or the
-// Info has no operator block.
-// The same, from the `operator` member itself (nullptr: absent).
+// The effective value of feature gate `name` in an Info's `operator` member (nullptr: absent):
+// false when the operator does not know it.
 inline bool featureGateEnabledIn(const json::object* op, std::string_view name) {
     const json::object* gates = op ? getObject(*op, "featureGates") : nullptr;
     return gates && getBool(*gates, name).value_or(false);
 }
+// The same from a whole Info document or an Info: false too when it has no operator block.
 inline bool featureGateEnabled(const json::object& infoDoc, std::string_view name) {
     return featureGateEnabledIn(getObject(infoDoc, "operator"), name);
 }
