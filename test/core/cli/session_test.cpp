@@ -8,10 +8,11 @@
 #include "core/cli/session.hpp"
 #include "core/json/io.hpp"
 #include "core/runtime/info_builder.hpp"
+#include "../../support/process.hpp"
 
 #include <filesystem>
 #include <fstream>
-#include <random>
+#include <memory>
 #include <sstream>
 
 using namespace trainer::core;
@@ -39,11 +40,11 @@ json::object trainJob(const std::string& name, const std::string& runtime) {
                         {"spec", {{"runtimeRef", {{"name", runtime}}}, {"trainer", {{"numNodes", 2}}}}}};
 }
 
-// The objects as one JSON List file in a fresh directory; its path.
+// The objects as one JSON List file in a fresh directory (removed when the test program exits);
+// its path.
 std::string inputFile(const json::array& items) {
-    static std::mt19937_64 rng{std::random_device{}()};
-    const fs::path dir = fs::temp_directory_path() / ("session_test." + std::to_string(rng()));
-    fs::create_directories(dir);
+    static std::vector<std::unique_ptr<TempDir>> dirs;
+    const fs::path dir = dirs.emplace_back(std::make_unique<TempDir>())->path;
     const std::string path = (dir / "in.json").string();
     std::ofstream(path) << toJson(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
     return path;

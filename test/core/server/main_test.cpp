@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace trainer::test {
 
@@ -56,11 +57,29 @@ HttpResult curl(const std::string& args) {
     return out;
 }
 
+namespace {
+
+// The directories tempDir made, removed when the test program exits; only by the process that
+// made them (a forked child that exits must not take its parent's files).
+struct MadeDirs {
+    const pid_t owner = ::getpid();
+    std::vector<std::filesystem::path> dirs;
+    ~MadeDirs() {
+        if (::getpid() != owner) return;
+        std::error_code ec;
+        for (auto const& d : dirs) std::filesystem::remove_all(d, ec);
+    }
+};
+
+}  // namespace
+
 std::filesystem::path tempDir(const std::string& name) {
+    static MadeDirs made;
     auto dir = std::filesystem::temp_directory_path() /
                ("trainer-server-test-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
+    made.dirs.push_back(dir);
     return dir;
 }
 

@@ -40,7 +40,7 @@ struct HttpResult {
 // curl -sS <args>, returning the status code, body and content type.
 HttpResult curl(const std::string& args);
 
-// A fresh empty directory under the system temp dir.
+// A fresh empty directory under the system temp dir, removed when the test program exits.
 std::filesystem::path tempDir(const std::string& name);
 void writeFile(const std::filesystem::path& path, const std::string& content);
 std::string readFile(const std::filesystem::path& path);
