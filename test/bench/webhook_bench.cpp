@@ -15,6 +15,8 @@
 //               fixed schedule and a request's latency counts from when it was due to be sent
 //               (a slow answer delays the next ones and that delay is counted); p99 over S seconds.
 //               nginx at the same rate is the reference.
+//   bound       the webhook's server sent the same requests at a path with no route (404 on its
+//               I/O threads): throughput and CPU of its transport alone, beside nginx's (no target).
 #include "bench_objects.hpp"
 
 #include <openssl/err.h>
@@ -120,11 +122,12 @@ struct Target {
     int port;
     std::vector<std::string> requests;
     bool webhook;  // answers must say allowed
+    int status = 200;  // the status every answer must have
     const std::string& request(long i) const { return requests[static_cast<std::size_t>(i) % requests.size()]; }
 };
 
 bool answerOk(const Target& t, int status, const std::string& body) {
-    return status == 200 && (!t.webhook || body.find("\"allowed\":true") != std::string::npos);
+    return status == t.status && (!t.webhook || body.find("\"allowed\":true") != std::string::npos);
 }
 
 std::vector<std::unique_ptr<Connection>> connect(SSL_CTX* ctx, const Target& t, int c) {
@@ -317,13 +320,20 @@ int main(int argc, char** argv) {
         spawnServer({nginx, "-p", dir, "-c", dir + "/nginx.conf", "-g", "daemon off;"}, dir + "/nginx.log", dir + "/nginx.log");
     if (firstAnswer(ctx, static_, nginx_pid) != answer) fail("nginx does not answer the webhook's bytes");
 
-    std::vector<double> hookRate, nginxRate, hookP99, nginxP99, hookCpu, nginxCpu;
+    // The webhook's own server sent the same requests at a path with no route: its HTTP, TLS and
+    // TCP alone, answered 404 on the I/O threads (no admission, no hand-off to the worker pool).
+    Target transport{"the webhook server (no route)", webhook.port, {}, false, 404};
+    for (long i = 0; i < 64; ++i) transport.requests.push_back(httpPost("/bench-no-route", admissionReview(rt, i)));
+
+    std::vector<double> hookRate, nginxRate, hookP99, nginxP99, hookCpu, nginxCpu, bareRate, bareCpu;
     for (int i = 0; i < runs; ++i) {
         double cpu = 0;
         hookRate.push_back(throughput(ctx, webhook, c, seconds, op_pid, cpu));
         hookCpu.push_back(cpu * 1e6);
         nginxRate.push_back(throughput(ctx, static_, c, seconds, nginx_pid, cpu));
         nginxCpu.push_back(cpu * 1e6);
+        bareRate.push_back(throughput(ctx, transport, c, seconds, op_pid, cpu));
+        bareCpu.push_back(cpu * 1e6);
     }
     const double h = median(hookRate), n = median(nginxRate), load = 0.8 * h;
     for (int i = 0; i < runs; ++i) {
@@ -334,7 +344,7 @@ int main(int argc, char** argv) {
     stop(nginx_pid);
     SSL_CTX_free(ctx);
     const double hp = median(hookP99), np = median(nginxP99);
-    const double hc = median(hookCpu), nc = median(nginxCpu);
+    const double hc = median(hookCpu), nc = median(nginxCpu), b = median(bareRate), bc = median(bareCpu);
     std::fprintf(stderr, "P5: request %zu bytes, answer %zu bytes; webhook %s/s (%s us CPU each), nginx %s/s (%s us); "
                          "p99 at %s/s: %s ms vs %s ms\n",
                  webhook.requests[0].size(), answer.size(), fixed(h, 0).c_str(), fixed(hc, 1).c_str(), fixed(n, 0).c_str(),
@@ -354,6 +364,11 @@ int main(int argc, char** argv) {
     // many the machine's share of CPU allowed.
     row("P5 server CPU per AdmissionReview (operator; nginx: master and workers)", fixed(hc, 1) + " us",
         fixed(nc, 1) + " us (nginx static)", fixed(hc / nc) + "x", "(no target)", "-");
+    // P5's bound (rows without a target): what the server's transport alone allows against nginx.
+    row("P5 bound: the webhook's server answering 404 to the same requests (HTTP, TLS, TCP; no admission)" + conc,
+        fixed(b, 0) + "/s", fixed(n, 0) + "/s (nginx static)", fixed(b / n) + "x", "(no target)", "-");
+    row("P5 bound: server CPU per request answered 404", fixed(bc, 1) + " us", fixed(nc, 1) + " us (nginx static)",
+        fixed(bc / nc) + "x", "(no target)", "-");
     row("P5 webhook p99 latency at 80% load (" + fixed(load, 0) + "/s)", fixed(hp) + " ms", fixed(np) + " ms (nginx)",
         fixed(hp / np) + "x", "<= 5 ms", yesNo(hp <= 5.0));
     if (flags.has("keep")) std::fprintf(stderr, "kept %s\n", dir.c_str());
