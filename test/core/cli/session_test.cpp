@@ -43,8 +43,8 @@ json::object trainJob(const std::string& name, const std::string& runtime) {
 // The objects as one JSON List file in a fresh directory (removed when the test program exits);
 // its path.
 std::string inputFile(const json::array& items) {
-    static std::vector<std::unique_ptr<TempDir>> dirs;
-    const fs::path dir = dirs.emplace_back(std::make_unique<TempDir>())->path;
+    static std::vector<std::unique_ptr<trainer::test::TempDir>> dirs;
+    const fs::path dir = dirs.emplace_back(std::make_unique<trainer::test::TempDir>())->path;
     const std::string path = (dir / "in.json").string();
     std::ofstream(path) << toJson(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
     return path;
