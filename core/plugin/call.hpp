@@ -3,11 +3,14 @@
 #pragma once
 
 #include "core/api/object_set.hpp"
+#include "core/plugin/member_place.hpp"
 #include "core/plugin/registry.hpp"
 
 #include <functional>
 #include <list>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // Defined at global scope: abi.h declares `struct trn_call` opaque.
@@ -20,6 +23,11 @@ struct trn_call {
     const trainer::core::LoadedPlugin* plugin = nullptr;
     const trainer::core::PluginLogSink* logSink = nullptr;
     const trainer::core::ClusterReader* cluster = nullptr;
+    // The hook's input and where its members lie (none: the host has no index of it); the
+    // plugin's first input_members makes `members` from them, valid until the call ends.
+    std::string_view input;
+    std::span<const trainer::core::MemberPlace> places;
+    std::vector<trn_member> members;
     std::vector<Diagnostic> diagnostics;
     std::vector<std::string> emitted;
     // Owns lookup results until the call ends; a list, as a deque allocates even when empty
@@ -39,8 +47,10 @@ struct CallResult {
 // Observes every hook call (metrics): plugin, hook, seconds, ok.
 using HookObserver = std::function<void(const LoadedPlugin&, Hook, double, bool)>;
 
-// Runs `hook` of `plugin` on `input`; never throws.
+// Runs `hook` of `plugin` on `input`; never throws. `places` says where the input's members lie,
+// for the plugin to ask (trn_host_api.input_members); a process-isolated plugin is not offered them.
 CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view input, const ClusterReader* cluster,
-                      const PluginLogSink* logSink, const HookObserver* observer = nullptr);
+                      const PluginLogSink* logSink, const HookObserver* observer = nullptr,
+                      std::span<const MemberPlace> places = {});
 
 }  // namespace trainer::core

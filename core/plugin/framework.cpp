@@ -169,13 +169,14 @@ json::object Framework::withOperator(json::object info) const {
 
 // json::serialize(withOperator(info)) of an Info without `operator`: withOperator appends it as
 // the last member, so the text is the Info's with `,"operator":{...}` before the closing brace.
-std::string Framework::validationInput(const json::object& info) const {
-    std::string text = json::serialize(info);
-    text.pop_back();  // '}'
-    text += info.empty() ? "\"operator\":" : ",\"operator\":";
-    text += operatorText_;
-    text += '}';
-    return text;
+HookInput Framework::validationInput(const json::object& info) const {
+    HookInput in = indexedText(info);
+    in.text.pop_back();  // '}'
+    in.text += info.empty() ? "\"operator\":" : ",\"operator\":";
+    if (!in.places.empty()) in.places.push_back({in.text.size() - 10, 8, in.text.size(), operatorText_.size()});
+    in.text += operatorText_;
+    in.text += '}';
+    return in;
 }
 
 bool Framework::gatesOpen(const LoadedPlugin& plugin, const json::object& info) const {
@@ -255,14 +256,15 @@ Diagnostics Framework::validate(const json::object& info, const ClusterReader& c
     static const json::object kNoTrainJob;
     const auto* tj = full.if_contains("trainJob");
     const json::object& trainJob = tj && tj->is_object() ? tj->as_object() : kNoTrainJob;
-    std::string input;  // serialised once for every validator
+    HookInput input;  // serialised once for every validator
     ClaimTables fresh;
     const ClaimTables& claims = tablesFor(full, fresh);
     for (auto const& p : registry_.plugins()) {
         if (!activeUnder(claims, *p, full)) continue;
         if (p->implements(Hook::CustomValidation)) {
-            if (input.empty()) input = hasOperator ? json::serialize(full) : validationInput(full);
-            auto r = invokeHook(*p, Hook::CustomValidation, input, &cluster, &registry_.logSink(), &observer_);
+            if (input.text.empty()) input = hasOperator ? indexedText(full) : validationInput(full);
+            auto r = invokeHook(*p, Hook::CustomValidation, input.text, &cluster, &registry_.logSink(), &observer_,
+                                input.places);
             collect(*p, Hook::CustomValidation, r, diag);
         }
         // The env names it claims, refused here for every plugin (reserved_env.hpp).
@@ -277,7 +279,7 @@ bool Framework::runEditPhase(Hook hook, Pass& pass, Diagnostics& diag) const {
     for (auto const& p : registry_.plugins()) {
         if (!p->implements(hook) || !activeUnder(pass.claims, *p, pass.info)) continue;
         if (!input) input = &pass.text.of(pass.info);
-        auto r = invokeHook(*p, hook, *input, &pass.cluster, &registry_.logSink(), &observer_);
+        auto r = invokeHook(*p, hook, *input, &pass.cluster, &registry_.logSink(), &observer_, pass.text.places());
         collect(*p, hook, r, diag);
         if (!r.ok()) return false;
         pending.emplace_back(p.get(), std::move(r.emitted));
@@ -320,7 +322,8 @@ void Framework::runBuilders(Pass& pass, BuildResult& out) const {
     for (auto const& p : registry_.plugins()) {
         if (!p->implements(Hook::ComponentBuilder) || !activeUnder(pass.claims, *p, pass.info)) continue;
         if (!input) input = &pass.text.of(pass.info);
-        auto r = invokeHook(*p, Hook::ComponentBuilder, *input, &pass.cluster, &registry_.logSink(), &observer_);
+        auto r = invokeHook(*p, Hook::ComponentBuilder, *input, &pass.cluster, &registry_.logSink(), &observer_,
+                            pass.text.places());
         collect(*p, Hook::ComponentBuilder, r, out.diagnostics);
         if (!r.ok()) continue;
         for (auto const& e : r.emitted)
@@ -357,7 +360,8 @@ std::optional<json::object> Framework::status(const json::object& trainJob, cons
     for (auto const& p : registry_.plugins()) {
         if (!p->implements(Hook::TrainJobStatus) || !featureGatesOpen(*p, settings_.featureGates)) continue;
         json::object input = withOperator(json::object{{"infoVersion", 1}, {"trainJob", trainJob}});
-        auto r = invokeHook(*p, Hook::TrainJobStatus, json::serialize(input), &cluster, &registry_.logSink(), &observer_);
+        const HookInput text = indexedText(input);
+        auto r = invokeHook(*p, Hook::TrainJobStatus, text.text, &cluster, &registry_.logSink(), &observer_, text.places);
         collect(*p, Hook::TrainJobStatus, r, diag);
         if (!r.ok() || r.emitted.empty()) return std::nullopt;
         json::error_code ec;

@@ -111,8 +111,8 @@ private:
     bool gatesOpen(const LoadedPlugin& plugin, const json::object& info) const;
 
     // json::serialize(withOperator(info)) for an Info without an `operator` member, without
-    // copying the Info to add it (what validate() hands every CustomValidation).
-    std::string validationInput(const json::object& info) const;
+    // copying the Info to add it (what validate() hands every CustomValidation), with its places.
+    HookInput validationInput(const json::object& info) const;
 
     const PluginRegistry& registry_;
     HookObserver observer_;

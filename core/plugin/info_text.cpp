@@ -1,6 +1,43 @@
 #include "core/plugin/info_text.hpp"
 
+#include <array>
+
 namespace trainer::core {
+
+namespace {
+
+// Bytes json::serialize escapes in a string.
+constexpr auto kEscaped = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 0x20; ++c) t[c] = true;
+    t['"'] = t['\\'] = true;
+    return t;
+}();
+
+// Appends json::serialize(key); true when it is the key between two quotes, nothing escaped
+// (only such names are indexed: member_place.hpp).
+bool appendKey(std::string& out, std::string_view key) {
+    for (unsigned char c : key)
+        if (kEscaped[c]) return out += json::serialize(key), false;
+    out += '"';
+    out += key;
+    out += '"';
+    return true;
+}
+
+// Appends json::serialize(v) without making a string of it: one serializer per thread, reused,
+// read through a buffer on the stack.
+void appendSerialized(std::string& out, const json::value& v) {
+    thread_local json::serializer sr;
+    sr.reset(&v);
+    char buf[4096];
+    while (!sr.done()) {
+        const json::string_view part = sr.read(buf);
+        out.append(part.data(), part.size());
+    }
+}
+
+}  // namespace
 
 InfoText::Member& InfoText::slot(std::size_t index, std::string_view key) {
     if (index < members_.size() && members_[index].key == key) return members_[index];
@@ -21,21 +58,29 @@ InfoText::Member& InfoText::slot(std::size_t index, std::string_view key) {
 const std::string& InfoText::of(const json::object& info) {
     if (textFresh_ && members_.size() == info.size()) return text_;
     text_.clear();
+    places_.clear();
     text_ += '{';
     std::size_t i = 0;
+    bool plainKeys = true;
     for (auto const& kv : info) {
         Member& m = slot(i, kv.key());
         if (!m.fresh) {
-            m.text = json::serialize(kv.key());
+            m.text.clear();
+            m.plainKey = appendKey(m.text, kv.key());
             m.text += ':';
-            m.text += json::serialize(kv.value());
+            m.valueAt = m.text.size();
+            appendSerialized(m.text, kv.value());
             m.fresh = true;
         }
         if (i) text_ += ',';
+        const std::size_t at = text_.size();
         text_ += m.text;
+        plainKeys = plainKeys && m.plainKey;
+        places_.push_back({at + 1, m.key.size(), at + m.valueAt, m.text.size() - m.valueAt});
         ++i;
     }
     members_.resize(i);  // members the document no longer has
+    if (!plainKeys) places_.clear();
     text_ += '}';
     textFresh_ = true;
     return text_;
@@ -45,6 +90,26 @@ void InfoText::touched(std::string_view member) {
     textFresh_ = false;
     for (auto& m : members_)
         if (m.key == member) m.fresh = false;
+}
+
+HookInput indexedText(const json::object& o) {
+    HookInput in;
+    in.text.reserve(2048);  // an Info's size: a few doublings fewer
+    in.places.reserve(o.size());
+    in.text += '{';
+    bool plainKeys = true;
+    for (auto const& kv : o) {
+        if (!in.places.empty()) in.text += ',';
+        const std::size_t at = in.text.size();
+        plainKeys = appendKey(in.text, kv.key()) && plainKeys;
+        in.text += ':';
+        const std::size_t valueAt = in.text.size();
+        appendSerialized(in.text, kv.value());
+        in.places.push_back({at + 1, kv.key().size(), valueAt, in.text.size() - valueAt});
+    }
+    in.text += '}';
+    if (!plainKeys) in.places.clear();
+    return in;
 }
 
 }  // namespace trainer::core

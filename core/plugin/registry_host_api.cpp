@@ -1,4 +1,5 @@
-// The host API table every plugin receives (trn_host_api): log, diagnostic, emit, lookup.
+// The host API table every plugin receives (trn_host_api): log, diagnostic, emit, lookup,
+// input_members.
 #include "core/plugin/call.hpp"
 #include "core/plugin/registry.hpp"
 
@@ -42,7 +43,27 @@ int32_t hostLookup(trn_call* call, trn_str apiVersion, trn_str kind, trn_str ns,
     return TRN_LOOKUP_FOUND;
 }
 
-const trn_host_api kHostApi{sizeof(trn_host_api), &hostLog, &hostDiagnostic, &hostEmit, &hostLookup};
+// The places the caller of invokeHook gave, as trn_members into the input, made on the first ask.
+// Places that do not lie inside the input (a host bug) offer no index rather than wild pointers.
+std::size_t hostInputMembers(trn_call* call, const trn_member** out) {
+    if (!call || !out || call->places.empty()) return 0;
+    if (call->members.empty()) {
+        const std::string_view in = call->input;
+        call->members.reserve(call->places.size());
+        for (auto const& p : call->places) {
+            if (p.keyAt > in.size() || p.keySize > in.size() - p.keyAt || p.valueAt > in.size() ||
+                p.valueSize > in.size() - p.valueAt) {
+                call->members.clear();
+                return 0;
+            }
+            call->members.push_back({trn_str{in.data() + p.keyAt, p.keySize}, trn_str{in.data() + p.valueAt, p.valueSize}});
+        }
+    }
+    *out = call->members.data();
+    return call->members.size();
+}
+
+const trn_host_api kHostApi{sizeof(trn_host_api), &hostLog, &hostDiagnostic, &hostEmit, &hostLookup, &hostInputMembers};
 
 }  // namespace
 

@@ -48,7 +48,7 @@ CallResult invokeRemote(const LoadedPlugin& plugin, Hook hook, std::string_view 
 bool CallResult::ok() const { return status == TRN_OK && !hasError(diagnostics); }
 
 CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view input, const ClusterReader* cluster,
-                      const PluginLogSink* logSink, const HookObserver* observer) {
+                      const PluginLogSink* logSink, const HookObserver* observer, std::span<const MemberPlace> places) {
     CallResult r;
     if (!plugin.hooks.has(hook)) return r;
     if (plugin.remote) return invokeRemote(plugin, hook, input, cluster, logSink, observer);
@@ -56,6 +56,8 @@ CallResult invokeHook(const LoadedPlugin& plugin, Hook hook, std::string_view in
     call.plugin = &plugin;
     call.logSink = logSink;
     call.cluster = cluster;
+    call.input = input;
+    call.places = places;
     auto start = std::chrono::steady_clock::now();
     r.status = callLocked(plugin, hook, plugin.hooks.get(hook), call, input);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -69,6 +69,13 @@ typedef struct trn_call trn_call;
 /* Opaque plugin instance made by create(); owned by the plugin, destroyed by destroy(). */
 typedef struct trn_instance trn_instance;
 
+/* One top-level member of a hook's input (trn_host_api.input_members): its name, the text
+ * between its quotes (a name with an escape is never indexed), and its value's JSON text. */
+typedef struct trn_member {
+    trn_str key;
+    trn_str value;
+} trn_member;
+
 /* Host functions a plugin may call (rule 3: the whole world a plugin sees). All copy what
  * they are given; none keeps a pointer after returning. Safe from the hook's thread only. */
 typedef struct trn_host_api {
@@ -84,6 +91,13 @@ typedef struct trn_host_api {
      * valid until the call ends. */
     int32_t (*lookup)(trn_call* call, trn_str api_version, trn_str kind, trn_str namespace_,
                       trn_str name, trn_str* out);
+    /* Added after the 1.0 release, within major 1 (rule 4: a host's table may end before it,
+     * and it may be NULL). Where the top-level members of this hook's input lie, so a plugin
+     * need not scan the input to find them: returns how many members the input has and sets
+     * *out to that many, in document order, each key and value pointing into the input,
+     * owned by the host and valid until the call ends. Returns 0 when the host has no index
+     * of this input (read the input itself then). */
+    size_t (*input_members)(trn_call* call, const trn_member** out);
 } trn_host_api;
 
 /* What the host tells the plugin at the handshake. */

@@ -1,10 +1,13 @@
 // How the SDK reads the Info text a hook receives without building all of it (issue 14): the
-// text's top-level members are found by a scanner that builds nothing, and a member is parsed
+// text's top-level members are found where the host says they lie (trn_host_api.input_members,
+// checked by acceptHostIndex), else by a scanner that builds nothing, and a member is parsed
 // only when the plugin first reads it (trainer::sdk::Info, plugin.hpp). A plugin instance keeps
 // the last tree it parsed for each member with the text it came from (MemberMemo), so a member
 // that arrives byte-identical (the runtime's, on every TrainJob of that runtime; the TrainJob,
 // in every hook of one TrainJob) is not parsed again. Internal to the SDK: plugins see only Info.
 #pragma once
+
+#include <trainer/abi.h>
 
 #include <boost/json.hpp>
 
@@ -152,6 +155,50 @@ private:
     std::size_t i_ = 0;
     std::string closers_;
 };
+
+// Bytes a plain member name does not hold (a JSON string escapes them).
+inline constexpr auto kNotInPlainKey = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 0x20; ++c) t[c] = true;
+    t['"'] = t['\\'] = true;
+    return t;
+}();
+
+// The host's index of `input` (n members from trn_host_api.input_members) as MemberSpans; false
+// when it is not one this SDK can use, and the caller scans the input instead: a member outside
+// the input, out of order or overlapping another, a name that is not the plain text between two
+// quotes (none escaped), a name given twice, an empty value, an input that is not braces
+// around its members. The host wrote the input and vouches for its syntax: member values are
+// not checked here, but parsed in full when read, as the scanner's are.
+inline bool acceptHostIndex(std::string_view input, const trn_member* m, std::size_t n, std::vector<MemberSpan>& out) {
+    out.clear();
+    if (!m || n == 0) return false;
+    const char* const begin = input.data();
+    const char* const end = begin + input.size();
+    auto inside = [&](trn_str x) { return x.data && x.data >= begin && x.size <= static_cast<std::size_t>(end - x.data); };
+    std::size_t open = 0, close = input.size();
+    while (open < close && (input[open] == ' ' || input[open] == '\n' || input[open] == '\r' || input[open] == '\t')) ++open;
+    while (close > open && (input[close - 1] == ' ' || input[close - 1] == '\n' || input[close - 1] == '\r' ||
+                            input[close - 1] == '\t'))
+        --close;
+    if (close - open < 2 || input[open] != '{' || input[close - 1] != '}') return false;
+    const char* after = begin + open + 1;  // where the next member may begin
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const trn_str k = m[i].key, v = m[i].value;
+        if (!inside(k) || !inside(v) || v.size == 0 || k.data <= after || k.data + k.size >= end) return false;
+        if (k.data[-1] != '"' || k.data[k.size] != '"' || v.data <= k.data + k.size || v.data + v.size > begin + close - 1)
+            return false;
+        const std::string_view key(k.data, k.size);
+        for (unsigned char c : key)
+            if (kNotInPlainKey[c]) return false;
+        for (auto const& seen : out)
+            if (seen.key == key) return false;
+        out.push_back({key, std::string_view(v.data, v.size)});
+        after = v.data + v.size;
+    }
+    return true;
+}
 
 // The last parsed tree of each member key, with the text it was parsed from; one per plugin
 // instance, shared by the threads that call its hooks. A lookup that finds the lock taken

@@ -55,6 +55,9 @@ inline decltype(trn_host_api::emit) hostEmit(const trn_host_api* a) {
 inline decltype(trn_host_api::lookup) hostLookup(const trn_host_api* a) {
     return covers(a, offsetof(trn_host_api, lookup), sizeof a->lookup) ? a->lookup : nullptr;
 }
+inline decltype(trn_host_api::input_members) hostInputMembers(const trn_host_api* a) {
+    return covers(a, offsetof(trn_host_api, input_members), sizeof a->input_members) ? a->input_members : nullptr;
+}
 
 }  // namespace detail
 
@@ -593,9 +596,14 @@ struct Adapter {
 
     // The hook's Info: split into members parsed on first read (info_members.hpp), or parsed
     // whole when the scanner cannot vouch for the text, which reports what is wrong with it.
-    static std::optional<Info> parseInfo(trn_instance* i, trn_str input, Context& ctx) {
+    // The input's members where the host says they lie (an index it offers and acceptHostIndex
+    // takes), else where the scanner finds them, else the whole input parsed.
+    static std::optional<Info> parseInfo(trn_instance* i, trn_call* call, trn_str input, Context& ctx) {
         std::vector<MemberSpan> members;
-        if (MemberScanner(fromAbi(input)).scan(members))
+        const trn_member* index = nullptr;
+        const auto indexOf = hostInputMembers(api);
+        const std::size_t n = indexOf ? indexOf(call, &index) : 0;
+        if ((n && acceptHostIndex(fromAbi(input), index, n, members)) || MemberScanner(fromAbi(input)).scan(members))
             return Info(std::move(members), &reinterpret_cast<Holder*>(i)->memo);
         json::error_code ec;
         json::value v = json::parse(fromAbi(input), ec);
@@ -643,7 +651,7 @@ struct Adapter {
     static trn_status validate(trn_instance* i, trn_call* call, trn_str input) {
         if constexpr (std::is_base_of_v<CustomValidation, P>)
             return guarded(call, "CustomValidation", [&](Context& ctx) {
-                if (auto info = parseInfo(i, input, ctx)) {
+                if (auto info = parseInfo(i, call, input, ctx)) {
                     self(i).validate(*info, ctx);
                     checkRead(*info, ctx);
                 }
@@ -653,7 +661,7 @@ struct Adapter {
     template <class Iface, void (Iface::*Method)(const Info&, Edits&, Context&)>
     static trn_status edit(trn_instance* i, trn_call* call, trn_str input, const char* where) {
         return guarded(call, where, [&](Context& ctx) {
-            if (auto info = parseInfo(i, input, ctx)) {
+            if (auto info = parseInfo(i, call, input, ctx)) {
                 Edits edits(ctx);
                 (static_cast<Iface&>(self(i)).*Method)(*info, edits, ctx);
                 checkRead(*info, ctx);
@@ -684,7 +692,7 @@ struct Adapter {
     static trn_status build(trn_instance* i, trn_call* call, trn_str input) {
         if constexpr (std::is_base_of_v<ComponentBuilder, P>)
             return guarded(call, "ComponentBuilder", [&](Context& ctx) {
-                if (auto info = parseInfo(i, input, ctx)) {
+                if (auto info = parseInfo(i, call, input, ctx)) {
                     Objects objects(ctx);
                     self(i).build(*info, objects, ctx);
                     checkRead(*info, ctx);
@@ -695,7 +703,7 @@ struct Adapter {
     static trn_status status(trn_instance* i, trn_call* call, trn_str input) {
         if constexpr (std::is_base_of_v<TrainJobStatus, P>)
             return guarded(call, "TrainJobStatus", [&](Context& ctx) {
-                if (auto info = parseInfo(i, input, ctx)) {
+                if (auto info = parseInfo(i, call, input, ctx)) {
                     auto st = self(i).status(info->trainJob(), ctx);
                     checkRead(*info, ctx);
                     if (st && info->malformedMember().empty()) ctx.emit(*st);

@@ -8,6 +8,7 @@
 #include "core/plugin/info_text.hpp"
 
 #include <random>
+#include <span>
 #include <string>
 
 using namespace trainer::core;
@@ -97,4 +98,59 @@ BOOST_AUTO_TEST_CASE(the_ledger_reports_the_member_each_edit_changes) {
     BOOST_TEST(member == "unchanged");  // no parent, nothing removed, nothing reported
     BOOST_TEST(ledger.apply(info, "p", R"({"op":"set","path":"/operator/x","value":1})", &member) != "");
     BOOST_TEST(member == "unchanged");  // refused
+}
+
+namespace {
+
+// Each place names its member and holds json::serialize of its value, in document order.
+void checkPlaces(const std::string& text, std::span<const MemberPlace> places, const json::object& o) {
+    BOOST_REQUIRE_EQUAL(places.size(), o.size());
+    std::size_t i = 0;
+    for (auto const& kv : o) {
+        const MemberPlace& p = places[i++];
+        BOOST_TEST(text.substr(p.keyAt, p.keySize) == std::string(kv.key()));
+        BOOST_TEST(text.substr(p.valueAt, p.valueSize) == json::serialize(kv.value()));
+    }
+}
+
+}  // namespace
+
+// Where each member lies (the index the host offers plugins, member_place.hpp), through edits,
+// and in indexedText, which writes what json::serialize writes.
+BOOST_AUTO_TEST_CASE(places_point_at_each_name_and_value) {
+    std::mt19937 rng(15);
+    for (int doc = 0; doc < 200; ++doc) {
+        json::object info;
+        for (int i = 0; i < 6; ++i) info["m" + std::to_string(i)] = randomValue(rng, 3);
+        InfoText text;
+        const std::string& first = text.of(info);  // before places(): they are of the last text
+        checkPlaces(first, text.places(), info);
+        for (int step = 0; step < 6; ++step) {
+            const std::string key = "m" + std::to_string(rng() % 8);
+            if (rng() % 3 == 0) info.erase(key);
+            else info[key] = randomValue(rng, 3);
+            text.touched(key);
+            const std::string& now = text.of(info);
+            checkPlaces(now, text.places(), info);
+        }
+        const HookInput in = indexedText(info);
+        BOOST_REQUIRE_EQUAL(in.text, json::serialize(info));
+        checkPlaces(in.text, in.places, info);
+    }
+}
+
+// A name json::serialize escapes is not indexed (plugins then scan the text); the text is
+// json::serialize's whatever byte a name holds.
+BOOST_AUTO_TEST_CASE(a_name_that_needs_escaping_is_not_indexed) {
+    for (int c = 0; c < 256; ++c) {
+        const std::string odd = std::string("a") + static_cast<char>(c) + "b";
+        const json::object info{{"trainJob", 1}, {odd, json::array{1}}};
+        InfoText text;
+        BOOST_REQUIRE_EQUAL(text.of(info), json::serialize(info));
+        const HookInput in = indexedText(info);
+        BOOST_REQUIRE_EQUAL(in.text, json::serialize(info));
+        const bool escaped = c < 0x20 || c == '"' || c == '\\';
+        BOOST_TEST(text.places().empty() == escaped, "byte " << c);
+        BOOST_TEST(in.places.empty() == escaped, "byte " << c);
+    }
 }

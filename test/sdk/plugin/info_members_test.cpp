@@ -207,6 +207,78 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
+// The index a host offers for `text` (trn_host_api.input_members): the scanner's split.
+std::vector<trn_member> indexOf(std::string_view text) {
+    std::vector<trn_member> out;
+    for (auto const& m : scan(text)) out.push_back({toAbi(m.key), toAbi(m.text)});
+    return out;
+}
+
+bool accepts(std::string_view text, const std::vector<trn_member>& index) {
+    std::vector<MemberSpan> out;
+    return detail::acceptHostIndex(text, index.data(), index.size(), out);
+}
+
+trn_str at(std::string_view text, std::size_t pos, std::size_t n) { return trn_str{text.data() + pos, n}; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(host_index)
+
+// The host's index of a document it wrote gives the members the scanner finds, exactly.
+BOOST_AUTO_TEST_CASE(takes_the_index_of_a_document_as_the_scanner_splits_it) {
+    std::mt19937 rng(21);
+    for (int doc = 0; doc < 300; ++doc) {
+        json::object o;
+        for (unsigned i = rng() % 6; i > 0; --i) o["m" + std::to_string(rng() % 9)] = randomValue(rng, 3);
+        const std::string text = json::serialize(o);
+        if (o.empty()) continue;  // no members: nothing to index
+        const auto index = indexOf(text);
+        std::vector<MemberSpan> out;
+        BOOST_REQUIRE_MESSAGE(detail::acceptHostIndex(text, index.data(), index.size(), out), text);
+        const auto scanned = scan(text);
+        BOOST_REQUIRE_EQUAL(out.size(), scanned.size());
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            BOOST_TEST(out[i].key == scanned[i].key);
+            BOOST_TEST(out[i].text.data() == scanned[i].text.data());
+            BOOST_TEST(out[i].text.size() == scanned[i].text.size());
+        }
+    }
+}
+
+// What the SDK cannot use, it refuses (and the adapter scans the input instead).
+BOOST_AUTO_TEST_CASE(refuses_an_index_it_cannot_use) {
+    const std::string text = R"( {"a":1,"bb":[2],"c":"x"} )";
+    const auto good = indexOf(text);
+    BOOST_REQUIRE(accepts(text, good));
+    BOOST_TEST(!accepts(text, {}));
+    auto with = [&](std::size_t i, trn_member m) {
+        auto index = good;
+        index[i] = m;
+        return index;
+    };
+    const std::string other = R"({"a":1})";
+    BOOST_TEST(!accepts(text, with(0, {toAbi(std::string_view(other).substr(2, 1)), good[0].value})));  // another text's
+    BOOST_TEST(!accepts(text, with(1, {good[1].key, at(text, 13, 30)})));       // past the end
+    BOOST_TEST(!accepts(text, with(2, {good[2].key, at(text, 21, 4)})));        // over the closing brace
+    BOOST_TEST(!accepts(text, with(1, {good[1].key, at(text, 13, 0)})));        // empty value
+    BOOST_TEST(!accepts(text, with(1, {at(text, 8, 2), good[1].value})));       // not between quotes
+    BOOST_TEST(!accepts(text, with(1, {good[1].key, at(text, 6, 1)})));         // a value before its name
+    BOOST_TEST(!accepts(text, {good[1], good[0], good[2]}));                    // out of order
+    BOOST_TEST(!accepts(text, {good[0], good[0]}));                             // overlapping, and twice
+    BOOST_TEST(!accepts(text, with(0, {trn_str{nullptr, 1}, good[0].value})));  // no name
+    const std::string escaped = R"({"a"b":1})";
+    BOOST_TEST(!accepts(escaped, {{at(escaped, 2, 4), at(escaped, 8, 1)}}));   // an escaped name
+    const std::string twice = R"({"a":1,"a":2})";
+    BOOST_TEST(!accepts(twice, {{at(twice, 2, 1), at(twice, 5, 1)}, {at(twice, 8, 1), at(twice, 11, 1)}}));
+    const std::string array = R"(["a",1])";
+    BOOST_TEST(!accepts(array, {{at(array, 2, 1), at(array, 5, 1)}}));  // not an object
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
 // Reads only the TrainJob's name, and records what it read.
 struct NameReader : Plugin, CustomValidation {
     NameReader(const json::object&, Context&) {}
@@ -232,6 +304,29 @@ struct Instance {
         for (auto const& d : host.diagnostics) s += d.message + "\n";
         return s;
     }
+};
+
+// An Instance whose host offers an index of each input (trn_host_api.input_members): the
+// `offered` members, whatever the input.
+struct IndexingInstance {
+    testing::Host host;
+    trn_host_api api{};
+    trn_instance* self = nullptr;
+    static inline std::vector<trn_member> offered;
+    static std::size_t inputMembers(trn_call*, const trn_member** out) {
+        *out = offered.data();
+        return offered.size();
+    }
+    IndexingInstance() {
+        api = *host.api();
+        api.input_members = &inputMembers;
+        trn_host_info info{sizeof(trn_host_info), TRN_ABI_ENCODE(1, 0), TRN_ABI_VERSION, toAbi("test"), &api};
+        BOOST_REQUIRE(NameAdapter::entry(&info));
+        self = NameAdapter::create(host.call(), toAbi("{}"));
+        BOOST_REQUIRE(self);
+    }
+    ~IndexingInstance() { NameAdapter::destroy(self); }
+    trn_status validate(const std::string& input) { return NameAdapter::validate(self, host.call(), toAbi(input)); }
 };
 
 std::string infoText(std::string_view name, std::string_view podSets = "[]") {
@@ -286,6 +381,24 @@ BOOST_AUTO_TEST_CASE(a_malformed_member_the_hook_reads_fails_the_hook) {
     BOOST_TEST(plugin.messages().find("plugin namereader: input member \"trainJob\" is not valid JSON") !=
                    std::string::npos,
                plugin.messages());
+}
+
+// An index the host offers is what the adapter reads (a member it leaves out is absent to the
+// hook); one the SDK refuses is set aside, and the input scanned.
+BOOST_AUTO_TEST_CASE(the_adapter_reads_the_members_where_the_host_says_they_lie) {
+    IndexingInstance plugin;
+    NameReader::names.clear();
+    const std::string text = infoText("indexed");
+    IndexingInstance::offered = indexOf(text);
+    BOOST_TEST(plugin.validate(text) == TRN_OK);
+    const auto whole = IndexingInstance::offered;
+    IndexingInstance::offered = {whole[0], whole[2]};  // infoVersion and podSets: no trainJob
+    BOOST_TEST(plugin.validate(text) == TRN_OK);
+    IndexingInstance::offered = {whole[1], whole[0]};  // out of order: refused, so scanned
+    BOOST_TEST(plugin.validate(text) == TRN_OK);
+    IndexingInstance::offered = {};                     // none offered: scanned
+    BOOST_TEST(plugin.validate(text) == TRN_OK);
+    BOOST_TEST(NameReader::names == (std::vector<std::string>{"indexed", "", "indexed", "indexed"}));
 }
 
 // What the scanner refuses is parsed whole, as before: an escaped key still reads, and text that
