@@ -69,11 +69,13 @@ std::optional<int64_t> integer(const json::value& v) {
     return std::nullopt;
 }
 
-// Reports diagnostics about one input object (runtime) or the TrainJob (empty origin).
+// Reports diagnostics about one input object (a runtime: its key is the origin, made at the first
+// error) or the TrainJob (no object: empty origin).
 class Reporter {
 public:
-    Reporter(Diagnostics& diag, std::string origin) : diag_(diag), origin_(std::move(origin)) {}
+    Reporter(Diagnostics& diag, const json::object* origin) : diag_(diag), originOf_(origin) {}
     void error(std::string p, std::string msg, ErrorType t = ErrorType::Invalid) {
+        if (originOf_) origin_ = keyOf(*originOf_).display(), originOf_ = nullptr;
         diag_.errors.push_back(FieldError{std::move(p), std::move(msg), t, origin_});
     }
     // The member `key` of `o` when it has the expected JSON kind; reports and returns null otherwise.
@@ -112,6 +114,7 @@ private:
         }
     }
     Diagnostics& diag_;
+    const json::object* originOf_;
     std::string origin_;
 };
 
@@ -178,12 +181,21 @@ const json::array* list(const json::object& o, std::string_view key) {
     return (v && v->is_array()) ? &v->get_array() : nullptr;
 }
 
+// sdk::addResourceLists and sdk::maxResourceLists of lists already checked; two empty lists (no
+// requests anywhere, the common case) answered without a pass over either.
+json::object added(const json::object& a, const json::object& b) {
+    return a.empty() && b.empty() ? json::object() : *sdk::addResourceLists(a, b);
+}
+json::object maxed(const json::object& a, const json::object& b) {
+    return a.empty() && b.empty() ? json::object() : *sdk::maxResourceLists(a, b);
+}
+
 json::object podRequestsImpl(Reporter& rep, const json::object& podSpec, const LazyFieldPath& p) {
     json::object reqs;
     if (auto* cs = list(podSpec, "containers")) {
         auto const& a = *cs;
         const LazyFieldPath at = p / ".containers";
-        for (size_t i = 0; i < a.size(); ++i) reqs = *sdk::addResourceLists(reqs, containerRequests(rep, a[i], at[i]));
+        for (size_t i = 0; i < a.size(); ++i) reqs = added(reqs, containerRequests(rep, a[i], at[i]));
     }
     json::object restartable, initMax;
     if (auto* ics = list(podSpec, "initContainers")) {
@@ -193,22 +205,22 @@ json::object podRequestsImpl(Reporter& rep, const json::object& podSpec, const L
             json::object r = containerRequests(rep, a[i], at[i]);
             bool sidecar = a[i].is_object() && str(&a[i].get_object(), "restartPolicy") == "Always";
             if (sidecar) {
-                reqs = *sdk::addResourceLists(reqs, r);
-                restartable = *sdk::addResourceLists(restartable, r);
+                reqs = added(reqs, r);
+                restartable = added(restartable, r);
                 r = restartable;
             } else {
-                r = *sdk::addResourceLists(r, restartable);
+                r = added(r, restartable);
             }
-            initMax = *sdk::maxResourceLists(initMax, r);
+            initMax = maxed(initMax, r);
         }
     }
-    reqs = *sdk::maxResourceLists(reqs, initMax);
+    reqs = maxed(reqs, initMax);
     auto* podRes = rep.member(&podSpec, "resources", json::kind::object, p / ".resources");
     json::object podLevel = resourceList(rep, podRes ? &podRes->get_object() : nullptr, "requests", p / ".resources.requests");
     for (auto const& kv : podLevel)
         if (podLevelResource(kv.key())) reqs[kv.key()] = kv.value();
     json::object overhead = resourceList(rep, &podSpec, "overhead", p / ".overhead");
-    return *sdk::addResourceLists(reqs, overhead);
+    return added(reqs, overhead);
 }
 
 // The PodSet view of a container: {name, image?, command?, args?, env, ports, volumeMounts, resources?}.
@@ -308,7 +320,7 @@ std::string runtimeSnapshotName(const json::object& trainJob) {
 
 std::shared_ptr<const json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster,
                                                    Diagnostics& diag, bool useSnapshot, bool* snapshotFound) {
-    Reporter rep(diag, "");
+    Reporter rep(diag, nullptr);
     auto ref = runtimeRefOf(trainJob);
     const std::string ns = str(obj(&trainJob, "metadata"), "namespace");
     if (ref.name.empty()) {
@@ -387,7 +399,7 @@ json::object runtimeSnapshot(const json::object& trainJob, const json::object& r
 }
 
 json::object podRequests(const json::object& podSpec, Diagnostics& diag, const std::string& p) {
-    Reporter rep(diag, "");
+    Reporter rep(diag, nullptr);
     return podRequestsImpl(rep, podSpec, LazyFieldPath(p));
 }
 
@@ -576,8 +588,8 @@ json::object runtimeIdentity(const json::object& runtime) {
 
 // Errors are reported in the order of the steps (and so appear in that order).
 json::object buildInfo(const json::object& trainJob, const json::object& runtime, Diagnostics& diag) {
-    Reporter rt(diag, keyOf(runtime).display());  // errors in the runtime
-    Reporter tj(diag, "");                         // errors in the TrainJob
+    Reporter rt(diag, &runtime);  // errors in the runtime
+    Reporter tj(diag, nullptr);   // errors in the TrainJob
     static const json::object empty;
 
     auto* specV = rt.member(&runtime, "spec", json::kind::object, "spec");

@@ -407,13 +407,14 @@ Response serveAdmission(const Request& req, std::string_view webhookName, const 
             answer.code = 500;
             answer.reason = "InternalError";
         }
-        admissionLog().debug("admission reviewed", {{"webhook", webhookName},
-                                                    {"uid", parsed->uid},
-                                                    {"operation", parsed->operation},
-                                                    {"name", parsed->name},
-                                                    {"namespace", parsed->ns},
-                                                    {"allowed", answer.allowed},
-                                                    {"code", answer.code}});
+        if (log::enabled(log::Level::Debug))  // the fields are built only for a line that is written
+            admissionLog().debug("admission reviewed", {{"webhook", webhookName},
+                                                        {"uid", parsed->uid},
+                                                        {"operation", parsed->operation},
+                                                        {"name", parsed->name},
+                                                        {"namespace", parsed->ns},
+                                                        {"allowed", answer.allowed},
+                                                        {"code", answer.code}});
         json::object review{{"apiVersion", apiVersion}, {"kind", "AdmissionReview"},
                             {"response", responseJson(parsed->uid, answer)}};
         out.contentType = "application/json";

@@ -148,8 +148,24 @@ std::string formatRfc3339(std::chrono::system_clock::time_point t) {
     auto days = floor<std::chrono::days>(secs);
     year_month_day ymd{days};
     hh_mm_ss hms{secs - days};
+    const int year = static_cast<int>(ymd.year());
+    if (year >= 0 && year <= 9999) {  // digits written in place: snprintf is most of the cost
+        char out[] = "0000-00-00T00:00:00Z";
+        auto two = [&](int at, unsigned v) {
+            out[at] = static_cast<char>('0' + v / 10);
+            out[at + 1] = static_cast<char>('0' + v % 10);
+        };
+        two(0, static_cast<unsigned>(year / 100));
+        two(2, static_cast<unsigned>(year % 100));
+        two(5, static_cast<unsigned>(ymd.month()));
+        two(8, static_cast<unsigned>(ymd.day()));
+        two(11, static_cast<unsigned>(hms.hours().count()));
+        two(14, static_cast<unsigned>(hms.minutes().count()));
+        two(17, static_cast<unsigned>(hms.seconds().count()));
+        return std::string(out, sizeof out - 1);
+    }
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", year,
                   static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                   static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
                   static_cast<int>(hms.seconds().count()));

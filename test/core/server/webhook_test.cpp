@@ -148,6 +148,29 @@ BOOST_AUTO_TEST_CASE(a_handler_may_consume_the_request) {
     BOOST_TEST(answer.at("response").at("allowed") == true);
 }
 
+// Each review is logged at debug level with what was decided, and not at all at info level.
+BOOST_AUTO_TEST_CASE(a_review_is_logged_at_debug_level_only) {
+    Request req;
+    req.method = "POST";
+    req.path = "/validate";
+    req.headers = {{"content-type", "application/json"}};
+    req.body = review("uid-log", trainJob(false));
+    auto allow = [](AdmissionRequest&) { return AdmissionResponse::allow(); };
+    for (auto level : {trainer::core::log::Level::Info, trainer::core::log::Level::Debug}) {
+        auto out = std::make_shared<std::ostringstream>();
+        trainer::core::log::init(trainer::core::log::Options{level, trainer::core::log::Encoder::Json, out});
+        BOOST_TEST_REQUIRE(serveAdmission(req, "vtrainjob.example", allow).status == 200u);
+        const std::string lines = out->str();
+        const bool logged = lines.find("\"msg\":\"admission reviewed\"") != std::string::npos;
+        BOOST_TEST(logged == (level == trainer::core::log::Level::Debug), lines);
+        if (logged) {
+            BOOST_TEST(lines.find("\"uid\":\"uid-log\"") != std::string::npos, lines);
+            BOOST_TEST(lines.find("\"allowed\":true") != std::string::npos, lines);
+        }
+    }
+    trainer::core::log::init(trainer::core::log::Options{});
+}
+
 BOOST_AUTO_TEST_CASE(diff_patch_round_trips) {
     const std::vector<std::pair<std::string, std::string>> cases{
         {R"({"a":1})", R"({"a":2})"},

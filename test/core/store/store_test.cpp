@@ -9,6 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <cstdio>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -572,6 +575,30 @@ BOOST_AUTO_TEST_CASE(rfc3339_round_trip) {
     BOOST_TEST(formatRfc3339(fixedNow()) == "2024-05-01T12:00:00Z");
     BOOST_TEST(formatRfc3339(system_clock::time_point{} + milliseconds(1500)) == "1970-01-01T00:00:01Z");
     BOOST_TEST((*parseRfc3339(formatRfc3339(fixedNow())) == fixedNow()));
+}
+
+// formatRfc3339 writes its digits in place for years 0-9999: the text is what the format
+// "%04d-%02u-%02uT%02d:%02d:%02dZ" gives, over years 0-9999 and beyond, parsed back to the second.
+BOOST_AUTO_TEST_CASE(rfc3339_text_is_the_printf_format) {
+    using namespace std::chrono;
+    std::mt19937_64 rng(3339);
+    std::uniform_int_distribution<long long> secondsIn(-62167219200LL - 86400LL * 400, 253402300799LL + 86400LL * 400);
+    for (int i = 0; i < 20000; ++i) {
+        const long long s = i < 4 ? std::array<long long, 4>{-62167219200LL, 253402300799LL, 0, -1}[i] : secondsIn(rng);
+        const auto t = system_clock::time_point{} + seconds(s) + milliseconds(i % 1000);
+        const auto secs = floor<seconds>(t);
+        const auto days = floor<std::chrono::days>(secs);
+        const year_month_day ymd{days};
+        const hh_mm_ss hms{secs - days};
+        char want[48];
+        std::snprintf(want, sizeof want, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                      static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                      static_cast<int>(hms.seconds().count()));
+        BOOST_REQUIRE_EQUAL(formatRfc3339(t), std::string(want));
+        const int year = static_cast<int>(ymd.year());
+        if (year >= 0 && year <= 9999) BOOST_REQUIRE(*parseRfc3339(formatRfc3339(t)) == secs);
+    }
 }
 
 namespace {
