@@ -170,10 +170,14 @@ json::object Framework::withOperator(json::object info) const {
 // json::serialize(withOperator(info)) of an Info without `operator`: withOperator appends it as
 // the last member, so the text is the Info's with `,"operator":{...}` before the closing brace.
 HookInput Framework::validationInput(const json::object& info) const {
+    constexpr std::string_view kName = "operator";
     HookInput in = indexedText(info);
     in.text.pop_back();  // '}'
-    in.text += info.empty() ? "\"operator\":" : ",\"operator\":";
-    if (!in.places.empty()) in.places.push_back({in.text.size() - 10, 8, in.text.size(), operatorText_.size()});
+    in.text += info.empty() ? "\"" : ",\"";
+    const std::size_t nameAt = in.text.size();
+    in.text += kName;
+    in.text += "\":";
+    if (!in.places.empty()) in.places.push_back({nameAt, kName.size(), in.text.size(), operatorText_.size()});
     in.text += operatorText_;
     in.text += '}';
     return in;
