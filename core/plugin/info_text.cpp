@@ -37,6 +37,16 @@ void appendSerialized(std::string& out, const json::value& v) {
     }
 }
 
+// Appends one member, `"key":value`, as json::serialize writes it; `valueAt` gets where its value
+// begins in `out`. True when the name is plain (appendKey).
+bool appendMember(std::string& out, std::string_view key, const json::value& v, std::size_t& valueAt) {
+    const bool plain = appendKey(out, key);
+    out += ':';
+    valueAt = out.size();
+    appendSerialized(out, v);
+    return plain;
+}
+
 }  // namespace
 
 InfoText::Member& InfoText::slot(std::size_t index, std::string_view key) {
@@ -66,10 +76,7 @@ const std::string& InfoText::of(const json::object& info) {
         Member& m = slot(i, kv.key());
         if (!m.fresh) {
             m.text.clear();
-            m.plainKey = appendKey(m.text, kv.key());
-            m.text += ':';
-            m.valueAt = m.text.size();
-            appendSerialized(m.text, kv.value());
+            m.plainKey = appendMember(m.text, kv.key(), kv.value(), m.valueAt);
             m.fresh = true;
         }
         if (i) text_ += ',';
@@ -101,10 +108,8 @@ HookInput indexedText(const json::object& o) {
     for (auto const& kv : o) {
         if (!in.places.empty()) in.text += ',';
         const std::size_t at = in.text.size();
-        plainKeys = appendKey(in.text, kv.key()) && plainKeys;
-        in.text += ':';
-        const std::size_t valueAt = in.text.size();
-        appendSerialized(in.text, kv.value());
+        std::size_t valueAt = 0;
+        plainKeys = appendMember(in.text, kv.key(), kv.value(), valueAt) && plainKeys;
         in.places.push_back({at + 1, kv.key().size(), valueAt, in.text.size() - valueAt});
     }
     in.text += '}';
