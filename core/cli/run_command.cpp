@@ -24,6 +24,7 @@
 #include "core/plugin/log_sink.hpp"
 #include "core/server/health.hpp"
 #include "core/server/http.hpp"
+#include "core/server/io_pool.hpp"
 #include "core/server/metrics.hpp"
 #include "core/server/webhook.hpp"
 #include "core/store/sqlite_store.hpp"
@@ -224,6 +225,7 @@ public:
 private:
     bool listen(srv::ServerOptions o, std::vector<srv::Route> routes) {
         std::string name = o.name, addr = o.bindAddress;
+        o.connections = connections_.get();
         auto s = std::make_unique<srv::HttpServer>(ioc_, std::move(o), std::move(routes));
         if (auto err = s->start(); !err.empty()) {
             setup_.error("Unable to start server", {{"server", name}, {"address", addr}, {"error", err}});
@@ -244,6 +246,8 @@ private:
         guard_.reset();
         ioc_.stop();
         for (auto& t : ioThreads_) t.join();
+        connections_->stop();  // as hard as ioc_'s: a connection waiting on a hung hook is dropped
+        connections_->join();
     }
 
     int fail() {
@@ -457,6 +461,11 @@ private:
     srv::Health health_;
     boost::asio::io_context ioc_;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_ = boost::asio::make_work_guard(ioc_);
+    // The connections of the webhook, metrics and health servers (core/server/io_pool.hpp): their
+    // handlers are quick or offloaded. The embedded API's stay on strands of ioc_, where a list
+    // of 100k objects serialised on one thread leaves the other serving. Stopped and joined
+    // with ioc_ (joinIo).
+    std::unique_ptr<srv::IoPool> connections_ = std::make_unique<srv::IoPool>(srv::IoPool::defaultThreads());
     std::vector<std::unique_ptr<srv::HttpServer>> servers_;
     std::unique_ptr<StatusServerWiring> statusServer_;  // TrainJobStatus gate
     std::unique_ptr<boost::asio::signal_set> signals_;

@@ -1,6 +1,7 @@
 #include "core/server/http.hpp"
 
 #include "core/log/log.hpp"
+#include "core/server/io_pool.hpp"
 #include "core/server/worker_pool.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -387,11 +388,18 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         c->close();
     }
 
+    // Where a new connection runs: the next context of the connection pool (its one thread
+    // orders the connection's handlers), else a strand of `io`.
+    asio::any_io_executor connectionExecutor() {
+        if (opts.connections) return opts.connections->next().get_executor();
+        return asio::make_strand(io);
+    }
+
     asio::awaitable<void> acceptLoop() {
         auto self = shared_from_this();
         asio::steady_timer backoff(acceptor.get_executor());
         while (!stopped) {
-            auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(io), kTuple);
+            auto [ec, socket] = co_await acceptor.async_accept(connectionExecutor(), kTuple);
             if (stopped || ec == asio::error::operation_aborted) break;
             if (ec) {  // e.g. out of file descriptors: wait a little and keep serving
                 logger.error("accept failed", {{"error", ec.message()}});

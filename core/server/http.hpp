@@ -17,6 +17,8 @@
 
 namespace trainer::core::server {
 
+class IoPool;
+
 // One parsed request as handlers see it. Header names are lower-case.
 struct Request {
     std::string method;  // "GET", "POST", ...
@@ -104,6 +106,9 @@ struct ServerOptions {
     // another waits (core/server/worker_pool.hpp).
     std::size_t workerThreadsAtStart = 0;
     std::chrono::milliseconds workerStuckAfter{200};
+    // Accepted connections run on this pool's contexts (core/server/io_pool.hpp), which must
+    // outlive the server's connections; null: on strands of the server's io_context.
+    IoPool* connections = nullptr;
 };
 
 // Serves `routes`: unknown path → 404, wrong method → 405, unparsable request → 400, body over the
