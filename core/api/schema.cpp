@@ -2,6 +2,7 @@
 
 #include "core/api/dns_names.hpp"
 #include "core/api/known_patterns.hpp"
+#include "core/api/lazy_field_path.hpp"
 
 #include "core/api/crd_schemas.hpp"
 #include "core/json/io.hpp"
@@ -75,10 +76,6 @@ bool present(const json::object& o, std::string_view k) {
     return it != o.end() && !it->value().is_null();
 }
 
-std::string child(const std::string& path, std::string_view key) {
-    return path.empty() ? std::string(key) : path + "." + std::string(key);
-}
-std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 std::string mapKey(const std::string& path, std::string_view k) { return path + "[" + std::string(k) + "]"; }
 
 std::optional<double> number(const json::value& v) {
@@ -374,12 +371,15 @@ struct Validator {
 
     void error(std::string path, std::string message, ErrorType type = ErrorType::Invalid) { d.add(std::move(path), std::move(message), type); }
 
-    std::string inBody(const std::string& path) const { return (path.empty() ? std::string("body") : path + " in body"); }
+    static std::string inBody(const LazyFieldPath& path) {
+        std::string p = path.str();
+        return p.empty() ? std::string("body") : p + " in body";
+    }
 
-    bool checkType(const json::value& v, const Keywords& s, const std::string& path) {
+    bool checkType(const json::value& v, const Keywords& s, const LazyFieldPath& path) {
         if (s.intOrString) {
             if (v.is_string() || isInteger(v)) return true;
-            error(path, "Invalid value: \"" + std::string(typeName(v)) + "\": " + inBody(path) +
+            error(path.str(), "Invalid value: \"" + std::string(typeName(v)) + "\": " + inBody(path) +
                             " must be of type integer or string: \"" + std::string(typeName(v)) + "\"",
                   ErrorType::TypeInvalid);
             return false;
@@ -389,51 +389,51 @@ struct Validator {
         bool ok = (t == "object" && v.is_object()) || (t == "array" && v.is_array()) || (t == "string" && v.is_string()) ||
                   (t == "boolean" && v.is_bool()) || (t == "integer" && isInteger(v)) || (t == "number" && number(v));
         if (!ok)
-            error(path, "Invalid value: \"" + std::string(typeName(v)) + "\": " + inBody(path) + " must be of type " +
+            error(path.str(), "Invalid value: \"" + std::string(typeName(v)) + "\": " + inBody(path) + " must be of type " +
                             std::string(t) + ": \"" + std::string(typeName(v)) + "\"",
                   ErrorType::TypeInvalid);
         return ok;
     }
 
-    void checkFormat(const json::value& v, const Keywords& s, const std::string& path) {
+    void checkFormat(const json::value& v, const Keywords& s, const LazyFieldPath& path) {
         std::string_view f = s.format;
         if (f == "int32" && isInteger(v)) {
             auto n = *number(v);
             if (n < -2147483648.0 || n > 2147483647.0)
-                error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " must fit in a 32-bit integer");
+                error(path.str(), "Invalid value: " + shown(v) + ": " + inBody(path) + " must fit in a 32-bit integer");
         } else if (f == "date-time" && v.is_string()) {
             if (!isRfc3339(v.get_string()))
-                error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " must be of type date-time: " + shown(v));
+                error(path.str(), "Invalid value: " + shown(v) + ": " + inBody(path) + " must be of type date-time: " + shown(v));
         }
     }
 
-    void checkEnum(const json::value& v, const Keywords& s, const std::string& path) {
+    void checkEnum(const json::value& v, const Keywords& s, const LazyFieldPath& path) {
         auto e = s.enumValues;
         if (!e) return;
         for (auto const& x : *e)
             if (deepEqual(x, v)) return;
         std::string supported;
         for (auto const& x : *e) supported += (supported.empty() ? "" : ", ") + json::serialize(x);
-        error(path, "Unsupported value: " + shown(v) + ": supported values: " + supported, ErrorType::NotSupported);
+        error(path.str(), "Unsupported value: " + shown(v) + ": supported values: " + supported, ErrorType::NotSupported);
     }
 
-    void checkString(const json::string& v, const Keywords& s, const std::string& path) {
+    void checkString(const json::string& v, const Keywords& s, const LazyFieldPath& path) {
         std::size_t n = charCount(v);
         if (auto it = s.maxLength; it && number(*it) && n > *number(*it))
-            error(path, "Too long: may not be longer than " + shown(*it), ErrorType::TooLong);
+            error(path.str(), "Too long: may not be longer than " + shown(*it), ErrorType::TooLong);
         if (auto it = s.minLength; it && number(*it) && n < *number(*it))
-            error(path, "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should be at least " +
+            error(path.str(), "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should be at least " +
                             shown(*it) + " chars long");
         if (auto p = s.pattern; !p.empty() && !searchPattern(std::string(p), std::string(v)))
-            error(path, "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should match '" + std::string(p) + "'");
+            error(path.str(), "Invalid value: " + shown(json::value(v)) + ": " + inBody(path) + " should match '" + std::string(p) + "'");
     }
 
-    void checkNumber(const json::value& v, const Keywords& s, const std::string& path) {
+    void checkNumber(const json::value& v, const Keywords& s, const LazyFieldPath& path) {
         double n = *number(v);
         if (auto it = s.minimum; it && number(*it) && n < *number(*it))
-            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be greater than or equal to " + shown(*it));
+            error(path.str(), "Invalid value: " + shown(v) + ": " + inBody(path) + " should be greater than or equal to " + shown(*it));
         if (auto it = s.maximum; it && number(*it) && n > *number(*it))
-            error(path, "Invalid value: " + shown(v) + ": " + inBody(path) + " should be less than or equal to " + shown(*it));
+            error(path.str(), "Invalid value: " + shown(v) + ": " + inBody(path) + " should be less than or equal to " + shown(*it));
     }
 
     // The list-map identity of an object item (its key members), or null.
@@ -457,41 +457,41 @@ struct Validator {
         return out;
     }
 
-    void checkArray(const json::array& a, const json::value* old, const Keywords& s, const std::string& path) {
+    void checkArray(const json::array& a, const json::value* old, const Keywords& s, const LazyFieldPath& path) {
         if (auto it = s.maxItems; it && number(*it) && a.size() > *number(*it))
-            error(path, "Too many: " + std::to_string(a.size()) + ": must have at most " + shown(*it) + " items",
+            error(path.str(), "Too many: " + std::to_string(a.size()) + ": must have at most " + shown(*it) + " items",
                   ErrorType::TooMany);
         if (auto it = s.minItems; it && number(*it) && a.size() < *number(*it))
-            error(path, "Invalid value: " + std::to_string(a.size()) + ": " + inBody(path) + " should have at least " +
+            error(path.str(), "Invalid value: " + std::to_string(a.size()) + ": " + inBody(path) + " should have at least " +
                             shown(*it) + " items");
         std::string_view listType = s.listType;
         const json::array* keys = listType == "map" ? s.listMapKeys : nullptr;
         std::unordered_set<std::string> seen;  // canonical identities: linear, not pairwise deepEqual
-        for (std::size_t i = 0; i < a.size(); ++i) {
+        for (std::size_t i = 0; a.size() > 1 && i < a.size(); ++i) {  // one item has no duplicate
             json::value identity;
             if (keys && a[i].is_object()) identity = mapIdentity(a[i], *keys);
             else if (listType == "set") identity = a[i];
             if (!identity.is_null() && !seen.insert(canonicalKey(identity)).second)
-                error(index(path, i), "Duplicate value: " + json::serialize(identity), ErrorType::Duplicate);
+                error(path[i].str(), "Duplicate value: " + json::serialize(identity), ErrorType::Duplicate);
         }
         auto items = s.items;
         if (!items) return;
         auto olds = oldItemsById(old, keys);
         for (std::size_t i = 0; i < a.size(); ++i) {
             const json::value* before = nullptr;
-            if (keys && a[i].is_object())
+            if (keys && !olds.empty() && a[i].is_object())
                 if (auto it = olds.find(canonicalKey(mapIdentity(a[i], *keys))); it != olds.end()) before = it->second;
-            validate(a[i], before, *items, index(path, i), false);
+            validate(a[i], before, *items, path[i], false);
         }
     }
 
-    void checkObject(const json::object& o, const json::object* old, const Keywords& s, const std::string& path, bool root) {
+    void checkObject(const json::object& o, const json::object* old, const Keywords& s, const LazyFieldPath& path, bool root) {
         if (auto it = s.minProperties; it && number(*it) && o.size() < *number(*it))
-            error(path, "Invalid value: " + std::to_string(o.size()) + ": " + inBody(path) + " should have at least " +
+            error(path.str(), "Invalid value: " + std::to_string(o.size()) + ": " + inBody(path) + " should have at least " +
                             shown(*it) + " properties");
         if (auto req = s.required)
             for (auto const& r : *req)
-                if (r.is_string() && !present(o, r.get_string())) error(child(path, r.get_string()), "Required value", ErrorType::Required);
+                if (r.is_string() && !present(o, r.get_string())) error(LazyFieldPath::member(path, r.get_string()).str(), "Required value", ErrorType::Required);
         auto props = s.properties;
         const json::value* additional = s.additional;
         bool preserve = s.preserveUnknown;
@@ -500,24 +500,24 @@ struct Validator {
             const json::object* ps = props ? obj(*props, kv.key()) : nullptr;
             if (ps) {
                 if (kv.value().is_null() && !flag(*ps, "nullable")) continue;  // pruned by the API server
-                validate(kv.value(), member(old, kv.key()), *ps, child(path, kv.key()), false);
+                validate(kv.value(), member(old, kv.key()), *ps, LazyFieldPath::member(path, kv.key()), false);
             } else if (additional && additional->is_object()) {
-                validate(kv.value(), member(old, kv.key()), additional->get_object(), mapKey(path, kv.key()), false);
-            } else if (pluginExtensible(path)) {
+                validate(kv.value(), member(old, kv.key()), additional->get_object(), LazyFieldPath::entry(path, kv.key()), false);
+            } else if (pluginExtensible(path.str())) {
                 // Plugins add policies here (mlPolicy.<x>, podGroupPolicy.<x>); the host checks each
                 // against the loaded plugins' claims, so an undeclared member is a policy, not a typo.
                 if (!kv.value().is_object())
-                    error(child(path, kv.key()), "Invalid value: must be an object (the configuration of policy " +
+                    error(LazyFieldPath::member(path, kv.key()).str(), "Invalid value: must be an object (the configuration of policy " +
                                                      std::string(kv.key()) + ")");
             } else if (!preserve && !(additional && additional->is_bool() && additional->get_bool())) {
                 // The API server silently prunes undeclared fields; we reject them instead so that a typo
                 // (`numNode:`) is caught rather than quietly dropped.
-                error(child(path, kv.key()), "field not declared in schema");
+                error(LazyFieldPath::member(path, kv.key()).str(), "field not declared in schema");
             }
         }
     }
 
-    void checkCel(const json::value& v, const json::value* old, const Keywords& s, const std::string& path) {
+    void checkCel(const json::value& v, const json::value* old, const Keywords& s, const LazyFieldPath& path) {
         auto rules = s.rules;
         if (!rules) return;
         for (auto const& r : *rules) {
@@ -525,7 +525,7 @@ struct Validator {
             std::string_view rule = str(r.get_object(), "rule");
             auto impl = findCel(rule);
             if (!impl) {
-                error(path, "internal error: CEL rule not implemented: " + std::string(rule), ErrorType::Internal);
+                error(path.str(), "internal error: CEL rule not implemented: " + std::string(rule), ErrorType::Internal);
                 continue;
             }
             if (impl->transition && !old) continue;
@@ -534,13 +534,13 @@ struct Validator {
             std::string fieldPath(str(r.get_object(), "fieldPath"));
             // As apiextensions' CEL validator words it: field.Invalid(path, <schema type>, message).
             std::string type(s.type);
-            error(fieldPath.empty() ? path : path + fieldPath,
+            error(path.str() + fieldPath,
                   "Invalid value: \"" + type + "\": " +
                       (message.empty() ? "failed rule: " + std::string(rule) : std::string(message)));
         }
     }
 
-    void validate(const json::value& v, const json::value* old, const json::object& schema, const std::string& path, bool root) {
+    void validate(const json::value& v, const json::value* old, const json::object& schema, const LazyFieldPath& path, bool root) {
         const Keywords& s = keywordsOf(schema);
         if (v.is_null() && s.nullable) return;
         if (!checkType(v, s, path)) return;
@@ -562,15 +562,16 @@ struct Validator {
         const Keywords& k = keywordsOf(s);
         const bool membersOnly = (k.type.empty() || k.type == "object") && !k.rules && !k.intOrString && !k.enumValues &&
                                  k.format.empty();
-        if (membersOnly) return checkObject(o, old, k, "", true);
+        const LazyFieldPath root("");
+        if (membersOnly) return checkObject(o, old, k, root, true);
         std::optional<json::value> before;
         if (old) before.emplace(*old);
         if (!borrow) {
             json::value self(o);
-            return validate(self, before ? &*before : nullptr, s, "", true);
+            return validate(self, before ? &*before : nullptr, s, root, true);
         }
         LentValue lent(*borrow);
-        validate(lent.value(), before ? &*before : nullptr, s, "", true);
+        validate(lent.value(), before ? &*before : nullptr, s, root, true);
     }
 };
 

@@ -2,7 +2,7 @@
 
 #include "core/json/io.hpp"
 #include "core/json/same_in_order.hpp"
-#include "core/runtime/lazy_field_path.hpp"
+#include "core/api/lazy_field_path.hpp"
 #include "core/runtime/strategic_merge.hpp"
 
 #include <trainer/quantity.hpp>

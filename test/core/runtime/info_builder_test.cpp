@@ -560,7 +560,7 @@ BOOST_AUTO_TEST_CASE(bad_input_reports_field_paths) {
         {"trainer not an object", R"({"template":{"spec":{}}})", R"({"trainer":"x"})", "spec.trainer"},
         {"resourcesPerNode bad quantity", R"({"template":{"spec":{}}})", R"({"trainer":{"resourcesPerNode":{"requests":{"cpu":"1x"}}}})",
          "spec.trainer.resourcesPerNode.requests[cpu]"},
-        // Each step of a path the builder spells only for its message (core/runtime/lazy_field_path.hpp).
+        // Each step of a path the builder spells only for its message (core/api/lazy_field_path.hpp).
         {"second job's init container quantity", R"({"template":{"spec":{"replicatedJobs":[{"name":"a","template":{"spec":{"template":{"spec":{}}}}},{"name":"b","template":{"spec":{"template":{"spec":{"initContainers":[{"name":"i0"},{"name":"i1","resources":{"requests":{"memory":"lots"}}}]}}}}}]}}})", R"({})",
          "spec.template.spec.replicatedJobs[1].template.spec.template.spec.initContainers[1].resources.requests[memory]"},
         {"image not a string", R"({"template":{"spec":{"replicatedJobs":[{"name":"a","template":{"spec":{"template":{"spec":{"containers":[{"name":"c"},{"name":"d","image":1}]}}}}}]}}})", R"({})",

@@ -24,7 +24,16 @@ public:
     // `parent` followed by `suffix` (".resources", ".template.spec").
     LazyFieldPath(const LazyFieldPath& parent, std::string_view suffix) : parent_(&parent), text_(suffix) {}
     // `parent` followed by "[index]".
-    LazyFieldPath(const LazyFieldPath& parent, std::size_t index) : parent_(&parent), index_(index), indexed_(true) {}
+    LazyFieldPath(const LazyFieldPath& parent, std::size_t index) : parent_(&parent), index_(index), step_(Step::Index) {}
+    // `parent` followed by member `name`: ".name", or "name" when the path so far is empty (the
+    // document's root: "spec", not ".spec"), as the schema validator names fields.
+    static LazyFieldPath member(const LazyFieldPath& parent, std::string_view name) {
+        return LazyFieldPath(parent, name, Step::Member);
+    }
+    // `parent` followed by "[key]": a map's entry (additionalProperties).
+    static LazyFieldPath entry(const LazyFieldPath& parent, std::string_view key) {
+        return LazyFieldPath(parent, key, Step::Entry);
+    }
     LazyFieldPath(const LazyFieldPath&) = delete;
     LazyFieldPath& operator=(const LazyFieldPath&) = delete;
 
@@ -39,21 +48,30 @@ public:
     }
 
 private:
+    enum class Step : unsigned char { Suffix, Index, Member, Entry };
+    LazyFieldPath(const LazyFieldPath& parent, std::string_view text, Step step) : parent_(&parent), text_(text), step_(step) {}
+
     void appendTo(std::string& out) const {
         if (parent_) parent_->appendTo(out);
-        if (!indexed_) {
-            out += text_;
-            return;
+        switch (step_) {
+            case Step::Suffix: out += text_; return;
+            case Step::Index: out += '[' + std::to_string(index_) + ']'; return;
+            case Step::Member:
+                if (!out.empty()) out += '.';
+                out += text_;
+                return;
+            case Step::Entry:
+                out += '[';
+                out += text_;
+                out += ']';
+                return;
         }
-        out += '[';
-        out += std::to_string(index_);
-        out += ']';
     }
 
     const LazyFieldPath* parent_ = nullptr;
     std::string_view text_;
     std::size_t index_ = 0;
-    bool indexed_ = false;
+    Step step_ = Step::Suffix;
 };
 
 }  // namespace trainer::core
