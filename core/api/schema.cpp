@@ -679,27 +679,62 @@ int slot(ObjectKind k) {
     }
 }
 
-void defaultValue(json::value& v, const json::object& s) {
+// The properties of a `properties` node that have a default, in the schema's order.
+using Defaulted = std::vector<std::pair<std::string_view, const json::value*>>;
+
+Defaulted defaultedOf(const json::object& props) {
+    Defaulted out;
+    for (auto const& p : props)
+        if (p.value().is_object())
+            if (auto def = p.value().get_object().find("default"); def != p.value().get_object().end())
+                out.emplace_back(p.key(), &def->value());
+    return out;
+}
+
+// The same, remembered by the node's address for the embedded schemas (crds(): never changed or
+// freed; keywordsOf's reasoning): defaulting looked at every property of every object's schema.
+const Defaulted& embeddedDefaultedOf(const json::object& props) {
+    thread_local std::unordered_map<const json::object*, Defaulted> cache;
+    auto [it, added] = cache.try_emplace(&props);
+    if (added) it->second = defaultedOf(props);
+    return it->second;
+}
+
+// Sets what `props` default in `o` and prunes null members of non-nullable fields, property by
+// property in the schema's order. An object with no null member is only missing members, so
+// only the properties with a default are looked at (`defaulted`, when given).
+void defaultMembers(json::object& o, const json::object& props, const Defaulted* defaulted) {
+    const bool anyNull = std::any_of(o.begin(), o.end(), [](auto const& kv) { return kv.value().is_null(); });
+    if (defaulted && !anyNull) {
+        for (auto const& [key, def] : *defaulted)
+            if (!o.contains(key)) o[key] = *def;
+        return;
+    }
+    for (auto const& p : props) {
+        if (!p.value().is_object()) continue;
+        auto const& ps = p.value().get_object();
+        auto it = o.find(p.key());
+        bool absentOrNull = it == o.end() || (it->value().is_null() && !flag(ps, "nullable"));
+        if (!absentOrNull) continue;
+        if (auto def = ps.find("default"); def != ps.end()) o[p.key()] = def->value();
+        else if (it != o.end()) o.erase(it);  // null of a non-nullable field: pruned
+    }
+}
+
+// `embedded`: `s` is a node of the embedded schemas (embeddedDefaultedOf may remember it).
+void defaultValue(json::value& v, const json::object& s, bool embedded) {
     if (v.is_object()) {
         auto& o = v.as_object();
         if (auto props = obj(s, "properties")) {
-            for (auto const& p : *props) {
-                if (!p.value().is_object()) continue;
-                auto const& ps = p.value().get_object();
-                auto it = o.find(p.key());
-                bool absentOrNull = it == o.end() || (it->value().is_null() && !flag(ps, "nullable"));
-                if (!absentOrNull) continue;
-                if (auto def = ps.find("default"); def != ps.end()) o[p.key()] = def->value();
-                else if (it != o.end()) o.erase(it);  // null of a non-nullable field: pruned
-            }
+            defaultMembers(o, *props, embedded ? &embeddedDefaultedOf(*props) : nullptr);
             for (auto& kv : o)
-                if (auto ps = obj(*props, kv.key())) defaultValue(kv.value(), *ps);
+                if (auto ps = obj(*props, kv.key())) defaultValue(kv.value(), *ps, embedded);
         } else if (auto add = obj(s, "additionalProperties")) {
-            for (auto& kv : o) defaultValue(kv.value(), *add);
+            for (auto& kv : o) defaultValue(kv.value(), *add, embedded);
         }
     } else if (v.is_array()) {
         if (auto items = obj(s, "items"))
-            for (auto& x : v.as_array()) defaultValue(x, *items);
+            for (auto& x : v.as_array()) defaultValue(x, *items, embedded);
     }
 }
 
@@ -733,7 +768,7 @@ const json::object* crdSchema(ObjectKind kind) {
 
 void applySchemaDefaults(json::object& o, const json::object& schema) {
     LentValue v(o);
-    defaultValue(v.value(), schema);
+    defaultValue(v.value(), schema, /*embedded=*/false);
 }
 
 void applyDefaults(json::object& o) {
@@ -742,7 +777,7 @@ void applyDefaults(json::object& o) {
     if (!schema) return;
     {
         LentValue v(o);
-        defaultValue(v.value(), *schema);
+        defaultValue(v.value(), *schema, /*embedded=*/true);
     }
     if (kind == ObjectKind::ClusterTrainingRuntime)
         if (auto it = o.find("metadata"); it != o.end() && it->value().is_object()) it->value().as_object().erase("namespace");

@@ -182,6 +182,46 @@ BOOST_AUTO_TEST_CASE(reference_runtimes_and_examples_validate_cleanly_after_defa
     }
 }
 
+// applyDefaults remembers, per node of the embedded schemas, which properties have a default,
+// and looks only at those in an object with no null member; applySchemaDefaults (any schema)
+// looks at every property. Both must give the same object, members in the same order, with and
+// without null members, on a first call and on later ones.
+BOOST_AUTO_TEST_CASE(embedded_defaulting_gives_what_defaulting_by_every_property_gives) {
+    auto dir = std::string(TRAINER_GOLDEN_DIR) + "/upstream";
+    std::vector<json::object> objects;
+    for (auto const& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".json") continue;
+        auto c = readJsonFile(entry.path().string()).as_object();
+        objects.push_back(c.at("trainJob").as_object());
+        for (auto const& r : c.at("runtimes").as_array()) objects.push_back(r.as_object());
+    }
+    std::vector<InputDocument> docs;
+    auto shared = std::string(TRAINER_SHARED_DIR) + "/reference/";
+    BOOST_REQUIRE(readInputs({shared + "runtimes", shared + "examples"}, docs).ok());
+    for (auto const& doc : docs) objects.push_back(doc.object);
+    BOOST_REQUIRE(objects.size() > 10u);
+    auto withNulls = parseYamlObject(kTrainJob);
+    withNulls.at("spec").as_object()["suspend"] = nullptr;   // non-nullable, defaulted
+    withNulls.at("spec").as_object()["managedBy"] = nullptr;
+    withNulls.at("spec").as_object()["activeDeadlineSeconds"] = nullptr;  // non-nullable, no default: pruned
+    objects.push_back(withNulls);
+    int defaulted = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (auto const& o : objects) {
+            json::object viaEmbedded = o, viaEvery = o;
+            applyDefaults(viaEmbedded);
+            applySchemaDefaults(viaEvery, *crdSchema(kindOf(o)));
+            if (kindOf(o) == ObjectKind::ClusterTrainingRuntime) viaEvery.at("metadata").as_object().erase("namespace");
+            BOOST_TEST(json::serialize(viaEmbedded) == json::serialize(viaEvery));
+            if (json::serialize(viaEmbedded) != json::serialize(o)) ++defaulted;
+        }
+    BOOST_TEST(defaulted > 0);  // defaults were applied, not only compared
+    auto tj = withNulls;
+    applyDefaults(tj);
+    BOOST_TEST(tj.at("spec").at("suspend").as_bool() == false);
+    BOOST_TEST(!tj.at("spec").as_object().contains("activeDeadlineSeconds"));
+}
+
 BOOST_AUTO_TEST_CASE(conformance_cases_pass_schema_or_fail_with_the_expected_message) {
     auto dir = std::string(TRAINER_GOLDEN_DIR) + "/upstream";
     int admissionCases = 0;
