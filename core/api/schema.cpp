@@ -491,7 +491,8 @@ struct Validator {
                             shown(*it) + " properties");
         if (auto req = s.required)
             for (auto const& r : *req)
-                if (r.is_string() && !present(o, r.get_string())) error(LazyFieldPath::member(path, r.get_string()).str(), "Required value", ErrorType::Required);
+                if (r.is_string() && !present(o, r.get_string()))
+                    error(LazyFieldPath::member(path, r.get_string()).str(), "Required value", ErrorType::Required);
         auto props = s.properties;
         const json::value* additional = s.additional;
         bool preserve = s.preserveUnknown;
@@ -507,8 +508,8 @@ struct Validator {
                 // Plugins add policies here (mlPolicy.<x>, podGroupPolicy.<x>); the host checks each
                 // against the loaded plugins' claims, so an undeclared member is a policy, not a typo.
                 if (!kv.value().is_object())
-                    error(LazyFieldPath::member(path, kv.key()).str(), "Invalid value: must be an object (the configuration of policy " +
-                                                     std::string(kv.key()) + ")");
+                    error(LazyFieldPath::member(path, kv.key()).str(),
+                          "Invalid value: must be an object (the configuration of policy " + std::string(kv.key()) + ")");
             } else if (!preserve && !(additional && additional->is_bool() && additional->get_bool())) {
                 // The API server silently prunes undeclared fields; we reject them instead so that a typo
                 // (`numNode:`) is caught rather than quietly dropped.
