@@ -388,18 +388,33 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         c->close();
     }
 
-    // Where a new connection runs: the next context of the connection pool (its one thread
-    // orders the connection's handlers), else a strand of `io`.
-    asio::any_io_executor connectionExecutor() {
-        if (opts.connections) return opts.connections->next().get_executor();
+    // The executor a new connection is accepted on: a strand of its own, unless the server has a
+    // connection pool, whose context it then moves to (onItsContext).
+    asio::any_io_executor acceptExecutor() {
+        if (opts.connections) return io.get_executor();
         return asio::make_strand(io);
+    }
+
+    // An accepted socket on the next context of the connection pool (its one thread orders the
+    // connection's handlers). Accepted on `io` and moved after: the accept that is pending when
+    // `io` stops holds no socket of a pool's context, which may be gone before `io` is.
+    std::optional<tcp::socket> onItsContext(tcp::socket s) {
+        if (!opts.connections) return s;
+        beast::error_code ec;
+        const auto protocol = s.local_endpoint(ec).protocol();
+        if (!ec) {
+            auto fd = s.release(ec);
+            if (!ec) return tcp::socket(opts.connections->next(), protocol, fd);
+        }
+        logger.error("accepted connection dropped", {{"error", ec.message()}});
+        return std::nullopt;
     }
 
     asio::awaitable<void> acceptLoop() {
         auto self = shared_from_this();
         asio::steady_timer backoff(acceptor.get_executor());
         while (!stopped) {
-            auto [ec, socket] = co_await acceptor.async_accept(connectionExecutor(), kTuple);
+            auto [ec, accepted] = co_await acceptor.async_accept(acceptExecutor(), kTuple);
             if (stopped || ec == asio::error::operation_aborted) break;
             if (ec) {  // e.g. out of file descriptors: wait a little and keep serving
                 logger.error("accept failed", {{"error", ec.message()}});
@@ -407,7 +422,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 co_await backoff.async_wait(kTuple);
                 continue;
             }
-            auto c = std::make_shared<Connection>(std::move(socket));
+            auto socket = onItsContext(std::move(accepted));
+            if (!socket) continue;
+            auto c = std::make_shared<Connection>(std::move(*socket));
             {
                 std::lock_guard lock(mu);
                 std::erase_if(connections, [](const auto& kv) { return kv.second.expired(); });
