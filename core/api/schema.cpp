@@ -314,6 +314,18 @@ bool pluginExtensible(const std::string& path) {
     return std::find(kPluginExtensible.begin(), kPluginExtensible.end(), path) != kPluginExtensible.end();
 }
 
+// The properties of a `properties` node that have a default, in the schema's order.
+using Defaulted = std::vector<std::pair<std::string_view, const json::value*>>;
+
+Defaulted defaultedOf(const json::object& props) {
+    Defaulted out;
+    for (auto const& p : props)
+        if (p.value().is_object())
+            if (auto def = p.value().get_object().find("default"); def != p.value().get_object().end())
+                out.emplace_back(p.key(), &def->value());
+    return out;
+}
+
 // The keywords of one schema node, looked up once: validation consults a dozen of them at every
 // node of every object it checks (keywordsOf).
 struct Keywords {
@@ -325,6 +337,7 @@ struct Keywords {
     const json::value* additional = nullptr;  // additionalProperties
     const json::array *enumValues = nullptr, *required = nullptr, *listMapKeys = nullptr, *rules = nullptr;
     const json::object *properties = nullptr, *items = nullptr;
+    Defaulted defaulted;  // the properties with a default, for defaulting (defaultMembers)
 
     static Keywords of(const json::object& s) {
         Keywords k;
@@ -350,12 +363,13 @@ struct Keywords {
         k.rules = arr(s, "x-kubernetes-validations");
         k.properties = obj(s, "properties");
         k.items = obj(s, "items");
+        if (k.properties) k.defaulted = defaultedOf(*k.properties);
         return k;
     }
 };
 
 // The keywords of a node of the embedded schemas (crds(): parsed once, never changed or freed,
-// the only schemas Validator walks), read on a thread's first visit to the node and remembered by
+// the only schemas Validator and applyDefaults walk), read on a thread's first visit to the node and remembered by
 // its address. Per thread: no lock on the webhook's workers; a few hundred nodes each.
 const Keywords& keywordsOf(const json::object& s) {
     thread_local std::unordered_map<const json::object*, Keywords> cache;
@@ -680,27 +694,6 @@ int slot(ObjectKind k) {
     }
 }
 
-// The properties of a `properties` node that have a default, in the schema's order.
-using Defaulted = std::vector<std::pair<std::string_view, const json::value*>>;
-
-Defaulted defaultedOf(const json::object& props) {
-    Defaulted out;
-    for (auto const& p : props)
-        if (p.value().is_object())
-            if (auto def = p.value().get_object().find("default"); def != p.value().get_object().end())
-                out.emplace_back(p.key(), &def->value());
-    return out;
-}
-
-// The same, remembered by the node's address for the embedded schemas (crds(): never changed or
-// freed; keywordsOf's reasoning): defaulting looked at every property of every object's schema.
-const Defaulted& embeddedDefaultedOf(const json::object& props) {
-    thread_local std::unordered_map<const json::object*, Defaulted> cache;
-    auto [it, added] = cache.try_emplace(&props);
-    if (added) it->second = defaultedOf(props);
-    return it->second;
-}
-
 // Sets what `props` default in `o` and prunes null members of non-nullable fields, property by
 // property in the schema's order. An object with no null member is only missing members, so
 // only the properties with a default are looked at (`defaulted`, when given).
@@ -722,12 +715,12 @@ void defaultMembers(json::object& o, const json::object& props, const Defaulted*
     }
 }
 
-// `embedded`: `s` is a node of the embedded schemas (embeddedDefaultedOf may remember it).
+// `embedded`: `s` is a node of the embedded schemas (keywordsOf may remember it).
 void defaultValue(json::value& v, const json::object& s, bool embedded) {
     if (v.is_object()) {
         auto& o = v.as_object();
         if (auto props = obj(s, "properties")) {
-            defaultMembers(o, *props, embedded ? &embeddedDefaultedOf(*props) : nullptr);
+            defaultMembers(o, *props, embedded ? &keywordsOf(s).defaulted : nullptr);
             for (auto& kv : o)
                 if (auto ps = obj(*props, kv.key())) defaultValue(kv.value(), *ps, embedded);
         } else if (auto add = obj(s, "additionalProperties")) {
