@@ -112,7 +112,7 @@ INSERT INTO meta(key, value) VALUES('revision', 0), ('compacted', 0);
 // The primitives over the connection; only used while runWrite holds the store's mutex.
 class SqliteTxn : public StoreTxn {
 public:
-    explicit SqliteTxn(SqliteStore& s) : s_(s), revision_(s.metaValue("revision")) {}
+    explicit SqliteTxn(SqliteStore& s) : s_(s), base_(s.metaValue("revision")), revision_(base_) {}
 
     std::optional<json::object> read(const ObjectKey& key) override {
         Query q = query("SELECT body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
@@ -124,6 +124,7 @@ public:
     void erase(const ObjectKey& key) override {
         Query q = query("DELETE FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
         q.bindKey(1, key).run();
+        written_.push_back(key);
         dropOwnerRefs(key);
     }
     std::vector<ObjectKey> dependents(const std::string& ownerUid) override {
@@ -149,6 +150,10 @@ public:
         recordBody(revision, type, key, body);
     }
 
+    // The head this transaction found, and the rows it wrote (ParsedMemo::committed).
+    int64_t base() const { return base_; }
+    const std::vector<ObjectKey>& written() const { return written_; }
+
     // Drops feed entries beyond the retention window, in batches.
     void compact(int64_t keep) {
         if (keep <= 0) return;
@@ -169,6 +174,7 @@ private:
             q.bindKey(1, key).bind(5, metaString(obj, "uid")).bind(6, toInt(metaString(obj, "resourceVersion")));
             q.bind(7, body).run();
         }
+        written_.push_back(key);
         dropOwnerRefs(key);
         auto const* m = obj.if_contains("metadata");
         auto const* refs = (m && m->is_object()) ? m->as_object().if_contains("ownerReferences") : nullptr;
@@ -199,7 +205,9 @@ private:
     }
 
     SqliteStore& s_;
+    int64_t base_;
     int64_t revision_;
+    std::vector<ObjectKey> written_;
 };
 
 SqliteStore::SqliteStore(std::string path, SqliteStoreOptions options)
@@ -430,6 +438,7 @@ bool SqliteStore::commitWrite(const std::function<bool(StoreTxn&)>& body, bool d
         }
         txn.compact(options_.keepChanges);
         exec("COMMIT");
+        parsed_.committed(txn.base(), txn.revision(), txn.written());
         return true;
     } catch (...) {
         if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -438,7 +447,7 @@ bool SqliteStore::commitWrite(const std::function<bool(StoreTxn&)>& body, bool d
 }
 
 template <class F>
-auto SqliteStore::readGuarded(F&& f, ReadOn preferred) const
+auto SqliteStore::readGuarded(F&& f, ReadOn preferred, Told told) const
     -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))> {
     using Result = ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
     std::unique_lock writer(mutex_, std::defer_lock);
@@ -447,6 +456,12 @@ auto SqliteStore::readGuarded(F&& f, ReadOn preferred) const
     if (!onReader && !writer.try_lock()) reader.lock();
     const SqliteReadConnection conn = writer.owns_lock() ? SqliteReadConnection{db_, statements_}
                                                          : SqliteReadConnection{readDb_, readStatements_};
+    struct Tell {  // after the read, whatever it answers, before its caller learns of it
+        ParsedMemo* memo;
+        ~Tell() {
+            if (memo) memo->readDone();
+        }
+    } tell{told == Told::Memo ? &parsed_ : nullptr};
     try {
         return Result::of(f(conn));
     } catch (const std::exception& e) {
@@ -475,37 +490,41 @@ ReadResult SqliteStore::get(const ObjectKey& key) const {
 }
 
 std::shared_ptr<const ReadResult> SqliteStore::share(const ObjectKey& key) const {
+    if (auto hit = parsed_.trusted(key, ParsedMemo::Clock::now())) return hit;
+    struct Row {
+        int64_t revision = 0, head = 0;
+        std::string body;  // empty when remembered
+    };
     std::shared_ptr<const ReadResult> remembered;
-    auto r = readGuarded([&](const SqliteReadConnection& conn) -> std::optional<std::pair<int64_t, std::string>> {
-        Query q = conn.query("SELECT revision, body FROM objects WHERE api_version=?1 AND kind=?2 AND namespace=?3 AND name=?4");
+    const ParsedMemo::Ticket ticket = parsed_.ticket();
+    auto r = readGuarded([&](const SqliteReadConnection& conn) -> std::optional<Row> {
+        // The row and the file's head in one statement, so one read transaction: what confirms the memo.
+        Query q = conn.query("SELECT o.revision, m.value, o.body FROM objects o, meta m WHERE m.key='revision' AND "
+                             "o.api_version=?1 AND o.kind=?2 AND o.namespace=?3 AND o.name=?4");
         q.bindKey(1, key);
         if (!q.step()) return std::nullopt;
-        const int64_t revision = q.integer(0);
-        remembered = parsedAt(key, revision);
-        return std::make_pair(revision, remembered ? std::string() : q.text(1));  // a remembered body is not copied
-    });
-    if (!r.ok()) return std::make_shared<const ReadResult>(ReadResult::error(std::move(*r.error)));
-    if (!r.value) return std::make_shared<const ReadResult>(ReadResult::absent());
+        Row row{q.integer(0), q.integer(1), {}};
+        remembered = parsed_.at(key, row.revision);
+        if (!remembered) row.body = q.text(2);  // a remembered body is not copied
+        return row;
+    }, ReadOn::WriteConnection, Told::NotMemo);
+    if (!r.ok()) {
+        parsed_.readDone();
+        return std::make_shared<const ReadResult>(ReadResult::error(std::move(*r.error)));
+    }
+    if (!r.value) {  // an absent row confirms nothing (the head was not read with it)
+        parsed_.readDone();
+        return std::make_shared<const ReadResult>(ReadResult::absent());
+    }
+    parsed_.confirm(ticket, r.value->head, ParsedMemo::Clock::now());
     if (remembered) return remembered;
     try {
-        auto parsed = std::make_shared<const ReadResult>(ReadResult::of(parseBody(r.value->second, key)));
-        rememberParsed(key, r.value->first, parsed);
+        auto parsed = std::make_shared<const ReadResult>(ReadResult::of(parseBody(r.value->body, key)));
+        parsed_.remember(ticket, r.value->head, key, r.value->revision, parsed);
         return parsed;
     } catch (const std::exception& e) {
         return std::make_shared<const ReadResult>(ReadResult::error(std::string("store: ") + e.what()));
     }
-}
-
-std::shared_ptr<const ReadResult> SqliteStore::parsedAt(const ObjectKey& key, int64_t revision) const {
-    std::lock_guard lock(parsedMu_);
-    auto it = parsed_.find(key);
-    return it != parsed_.end() && it->second.revision == revision ? it->second.result : nullptr;
-}
-
-void SqliteStore::rememberParsed(const ObjectKey& key, int64_t revision, std::shared_ptr<const ReadResult> parsed) const {
-    std::lock_guard lock(parsedMu_);
-    if (parsed_.size() >= kParsedObjects && !parsed_.count(key)) parsed_.clear();  // bounded; the hot few come back
-    parsed_[key] = Parsed{revision, std::move(parsed)};
 }
 
 ListResult SqliteStore::list(const std::string& apiVersion, const std::string& kind,

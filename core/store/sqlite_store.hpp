@@ -4,8 +4,10 @@
 
 #include "core/store/txn_store.hpp"
 
+#include "core/store/parsed_memo.hpp"
 #include "core/store/sqlite_checkpointer.hpp"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +34,9 @@ struct SqliteStoreOptions {
     // SQLite's own default is 1000 pages, inline.
     int checkpointPages = 2000;
     bool backgroundCheckpoints = true;
+    // How long share() may answer from memory after a read confirmed the file's head
+    // (parsed_memo.hpp): how late another process's write, unseen by any read here, reaches it.
+    std::chrono::milliseconds sharedTrust = ParsedMemo::kTrust;
 };
 
 struct SqliteReadConnection;  // sqlite_store.cpp
@@ -58,9 +63,12 @@ public:
     // get(), shared: an object parsed here is remembered with its row's revision, and a later
     // share() that finds the row at that revision hands it out instead of parsing the body again
     // (admission and the controller read one runtime for every TrainJob). Any write gives the row a
-    // new revision. At most kParsedObjects are remembered.
+    // new revision. At most kParsedObjects are remembered. A remembered object is handed out
+    // without reading the file while ParsedMemo trusts it (parsed_memo.hpp): this process's own
+    // writes are seen at once, another process's once any read here has seen it, or within
+    // ParsedMemo::kTrust (100 ms) when none has.
     std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override;
-    static constexpr size_t kParsedObjects = 64;
+    static constexpr size_t kParsedObjects = ParsedMemo::kObjects;
     ListResult list(const std::string& apiVersion, const std::string& kind,
                     const std::optional<std::string>& ns = std::nullopt) const override;
     ListResult listAll() const override;
@@ -95,16 +103,6 @@ protected:
     void runWrite(const std::function<bool(StoreTxn&)>& body) override;
 
 private:
-    // share()'s memory: the object parsed at `revision`, or null.
-    std::shared_ptr<const ReadResult> parsedAt(const ObjectKey& key, int64_t revision) const;
-    void rememberParsed(const ObjectKey& key, int64_t revision, std::shared_ptr<const ReadResult> parsed) const;
-    struct Parsed {
-        int64_t revision = 0;
-        std::shared_ptr<const ReadResult> result;
-    };
-    mutable std::mutex parsedMu_;
-    mutable std::map<ObjectKey, Parsed> parsed_;
-
     friend class SqliteTxn;
     friend class SqliteRederivableWriter;
     // One write transaction; `durable` false commits it with synchronous=NORMAL. Subscribers
@@ -134,13 +132,16 @@ private:
     // moment a commit wakes them, while the writer that committed goes on to read its objects.
     // Each commit empties the read connection's page cache, so the feed's few newest pages cost
     // it less than the writer's lookups would (issue 14 P4).
+    // Every read but share()'s, which confirms the memo's head itself, tells parsed_ it has read.
     enum class ReadOn { WriteConnection, ReadConnection };
+    enum class Told { Memo, NotMemo };
     template <class F>
-    auto readGuarded(F&& f, ReadOn preferred = ReadOn::WriteConnection) const
+    auto readGuarded(F&& f, ReadOn preferred = ReadOn::WriteConnection, Told told = Told::Memo) const
         -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
 
     std::string path_;
     SqliteStoreOptions options_;
+    mutable ParsedMemo parsed_{options_.sharedTrust};  // share()'s memory; told of every read and commit (after options_)
     sqlite3* db_ = nullptr;  // writes (and the schema set-up)
     mutable std::mutex mutex_;
     mutable std::unordered_map<std::string, sqlite3_stmt*> statements_;

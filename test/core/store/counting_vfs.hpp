@@ -1,5 +1,6 @@
 // An SQLite VFS for tests that forwards every call to the VFS that was the default when it was
-// made and counts syncs and write-ahead-log writes: the real SQLite on a real file, observed.
+// made and counts syncs, write-ahead-log writes and log-index locks: the real SQLite on a real
+// file, observed.
 // While it lives it is the default VFS (the stores the tests open sit on it).
 #pragma once
 
@@ -13,6 +14,7 @@ namespace trainer::core::test {
 struct VfsCounts {
     static inline std::atomic<int> syncs{0};
     static inline std::atomic<int> walWrites{0};  // writes that reached a write-ahead log
+    static inline std::atomic<int> shmLocks{0};   // locks of the log's index: every read transaction takes one
     static inline sqlite3_vfs* real = nullptr;
 };
 
@@ -50,7 +52,10 @@ inline int fDevice(sqlite3_file* f) { return real(f)->pMethods->xDeviceCharacter
 inline int fShmMap(sqlite3_file* f, int i, int s, int e, void volatile** p) {
     return real(f)->pMethods->xShmMap(real(f), i, s, e, p);
 }
-inline int fShmLock(sqlite3_file* f, int o, int n, int fl) { return real(f)->pMethods->xShmLock(real(f), o, n, fl); }
+inline int fShmLock(sqlite3_file* f, int o, int n, int fl) {
+    ++VfsCounts::shmLocks;
+    return real(f)->pMethods->xShmLock(real(f), o, n, fl);
+}
 inline void fShmBarrier(sqlite3_file* f) { real(f)->pMethods->xShmBarrier(real(f)); }
 inline int fShmUnmap(sqlite3_file* f, int d) { return real(f)->pMethods->xShmUnmap(real(f), d); }
 inline int fFetch(sqlite3_file* f, sqlite3_int64 o, int n, void** p) { return real(f)->pMethods->xFetch(real(f), o, n, p); }
