@@ -181,13 +181,16 @@ const json::array* list(const json::object& o, std::string_view key) {
     return (v && v->is_array()) ? &v->get_array() : nullptr;
 }
 
-// sdk::addResourceLists and sdk::maxResourceLists of lists already checked; two empty lists (no
-// requests anywhere, the common case) answered without a pass over either.
+// sdk::addResourceLists and sdk::maxResourceLists of lists already checked, whose values are all
+// canonical (Quantity::toString, which reparses to itself): with one side empty the answer is
+// the other side as it is (a single container's requests, the common case), with no pass over it.
 json::object added(const json::object& a, const json::object& b) {
-    return a.empty() && b.empty() ? json::object() : *sdk::addResourceLists(a, b);
+    if (a.empty()) return b;
+    return b.empty() ? a : *sdk::addResourceLists(a, b);
 }
 json::object maxed(const json::object& a, const json::object& b) {
-    return a.empty() && b.empty() ? json::object() : *sdk::maxResourceLists(a, b);
+    if (a.empty()) return b;
+    return b.empty() ? a : *sdk::maxResourceLists(a, b);
 }
 
 json::object podRequestsImpl(Reporter& rep, const json::object& podSpec, const LazyFieldPath& p) {
