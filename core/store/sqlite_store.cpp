@@ -393,6 +393,11 @@ public:
         return store_.list(apiVersion, kind, ns);
     }
     ListResult listAll() const override { return store_.listAll(); }
+    // The store's: the keys from the table's columns, no body parsed (the controller's re-list).
+    ReadValue<std::vector<ObjectKey>> listKeys(const std::string& apiVersion, const std::string& kind,
+                                               const std::optional<std::string>& ns = std::nullopt) const override {
+        return store_.listKeys(apiVersion, kind, ns);
+    }
     ReadValue<std::vector<Change>> changesSince(int64_t revision, size_t limit) const override {
         return store_.changesSince(revision, limit);
     }
