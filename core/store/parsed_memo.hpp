@@ -7,9 +7,9 @@
 // commits keep that true key by key (committed()); a read that finds the file's head moved past
 // `head` (another process wrote) forgets everything. A remembered object is answered from memory
 // (trusted()) only while this process has completed no other read of the file since a read
-// confirmed `head`, and for at most its trust (kTrust unless told) after it: nothing in this process can have learnt of
-// another process's write before share() answers with it, and another process's write that no
-// read here has seen reaches share() within kTrust.
+// confirmed `head`, and for at most its trust (kTrust unless told) after it: nothing in this
+// process can have learnt of another process's write before share() answers with it, and another
+// process's write that no read here has seen reaches share() within the trust.
 #pragma once
 
 #include "core/api/object_set.hpp"

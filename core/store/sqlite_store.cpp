@@ -61,6 +61,7 @@ public:
         return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string();
     }
     int64_t integer(int col) const { return sqlite3_column_int64(s_, col); }
+    bool isNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
     ObjectKey key(int first) const { return ObjectKey{text(first), text(first + 1), text(first + 2), text(first + 3)}; }
 
 private:
@@ -452,7 +453,7 @@ bool SqliteStore::commitWrite(const std::function<bool(StoreTxn&)>& body, bool d
 }
 
 template <class F>
-auto SqliteStore::readGuarded(F&& f, ReadOn preferred, Told told) const
+auto SqliteStore::readGuarded(F&& f, ReadOn preferred, Confirms confirms) const
     -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))> {
     using Result = ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
     std::unique_lock writer(mutex_, std::defer_lock);
@@ -461,19 +462,17 @@ auto SqliteStore::readGuarded(F&& f, ReadOn preferred, Told told) const
     if (!onReader && !writer.try_lock()) reader.lock();
     const SqliteReadConnection conn = writer.owns_lock() ? SqliteReadConnection{db_, statements_}
                                                          : SqliteReadConnection{readDb_, readStatements_};
-    struct Tell {  // after the read, whatever it answers, before its caller learns of it
-        ParsedMemo* memo;
-        ~Tell() {
-            if (memo) memo->readDone();
+    Result result = [&] {
+        try {
+            return Result::of(f(conn));
+        } catch (const std::exception& e) {
+            return Result::failure(std::string("store: ") + e.what());
+        } catch (...) {
+            return Result::failure("store: unknown error");
         }
-    } tell{told == Told::Memo ? &parsed_ : nullptr};
-    try {
-        return Result::of(f(conn));
-    } catch (const std::exception& e) {
-        return Result::failure(std::string("store: ") + e.what());
-    } catch (...) {
-        return Result::failure("store: unknown error");
-    }
+    }();
+    if (confirms == Confirms::No) parsed_.readDone();  // before the caller learns what it read
+    return result;
 }
 
 // Reads copy the stored text under their connection's mutex and parse it after releasing it: a
@@ -497,35 +496,34 @@ ReadResult SqliteStore::get(const ObjectKey& key) const {
 std::shared_ptr<const ReadResult> SqliteStore::share(const ObjectKey& key) const {
     if (auto hit = parsed_.trusted(key, ParsedMemo::Clock::now())) return hit;
     struct Row {
-        int64_t revision = 0, head = 0;
+        int64_t revision = 0;
         std::string body;  // empty when remembered
     };
     std::shared_ptr<const ReadResult> remembered;
     const ParsedMemo::Ticket ticket = parsed_.ticket();
-    auto r = readGuarded([&](const SqliteReadConnection& conn) -> std::optional<Row> {
-        // The row and the file's head in one statement, so one read transaction: what confirms the memo.
-        Query q = conn.query("SELECT o.revision, m.value, o.body FROM objects o, meta m WHERE m.key='revision' AND "
-                             "o.api_version=?1 AND o.kind=?2 AND o.namespace=?3 AND o.name=?4");
+    // The file's head and the row (if any) in one statement, so one read transaction: what
+    // confirms the memo, found or not. A read that failed learnt nothing and confirms nothing.
+    auto r = readGuarded([&](const SqliteReadConnection& conn) -> std::pair<int64_t, std::optional<Row>> {
+        Query q = conn.query("SELECT m.value, o.revision, o.body FROM meta m LEFT JOIN objects o ON o.api_version=?1 "
+                             "AND o.kind=?2 AND o.namespace=?3 AND o.name=?4 WHERE m.key='revision'");
         q.bindKey(1, key);
-        if (!q.step()) return std::nullopt;
-        Row row{q.integer(0), q.integer(1), {}};
+        if (!q.step()) throw std::runtime_error("corrupt store: meta row 'revision' is missing");
+        const int64_t head = q.integer(0);
+        if (q.isNull(1)) return {head, std::nullopt};
+        Row row{q.integer(1), {}};
         remembered = parsed_.at(key, row.revision);
         if (!remembered) row.body = q.text(2);  // a remembered body is not copied
-        return row;
-    }, ReadOn::WriteConnection, Told::NotMemo);
-    if (!r.ok()) {
-        parsed_.readDone();
-        return std::make_shared<const ReadResult>(ReadResult::error(std::move(*r.error)));
-    }
-    if (!r.value) {  // an absent row confirms nothing (the head was not read with it)
-        parsed_.readDone();
-        return std::make_shared<const ReadResult>(ReadResult::absent());
-    }
-    parsed_.confirm(ticket, r.value->head, ParsedMemo::Clock::now());
+        return {head, std::move(row)};
+    }, ReadOn::WriteConnection, Confirms::Yes);
+    if (!r.ok()) return std::make_shared<const ReadResult>(ReadResult::error(std::move(*r.error)));
+    const int64_t head = r.value.first;
+    parsed_.confirm(ticket, head, ParsedMemo::Clock::now());
+    if (!r.value.second) return std::make_shared<const ReadResult>(ReadResult::absent());
+    const Row& row = *r.value.second;
     if (remembered) return remembered;
     try {
-        auto parsed = std::make_shared<const ReadResult>(ReadResult::of(parseBody(r.value->body, key)));
-        parsed_.remember(ticket, r.value->head, key, r.value->revision, parsed);
+        auto parsed = std::make_shared<const ReadResult>(ReadResult::of(parseBody(row.body, key)));
+        parsed_.remember(ticket, head, key, row.revision, parsed);
         return parsed;
     } catch (const std::exception& e) {
         return std::make_shared<const ReadResult>(ReadResult::error(std::string("store: ") + e.what()));

@@ -132,16 +132,17 @@ private:
     // moment a commit wakes them, while the writer that committed goes on to read its objects.
     // Each commit empties the read connection's page cache, so the feed's few newest pages cost
     // it less than the writer's lookups would (issue 14 P4).
-    // Every read but share()'s, which confirms the memo's head itself, tells parsed_ it has read.
+    // Every read tells parsed_ it has read, but share()'s, which confirms the memo's head itself.
     enum class ReadOn { WriteConnection, ReadConnection };
-    enum class Told { Memo, NotMemo };
+    enum class Confirms { No, Yes };
     template <class F>
-    auto readGuarded(F&& f, ReadOn preferred = ReadOn::WriteConnection, Told told = Told::Memo) const
+    auto readGuarded(F&& f, ReadOn preferred = ReadOn::WriteConnection, Confirms confirms = Confirms::No) const
         -> ReadValue<decltype(f(std::declval<const SqliteReadConnection&>()))>;
 
     std::string path_;
     SqliteStoreOptions options_;
-    mutable ParsedMemo parsed_{options_.sharedTrust};  // share()'s memory; told of every read and commit (after options_)
+    // share()'s memory, told of every read and commit; after options_, which it is made from.
+    mutable ParsedMemo parsed_{options_.sharedTrust};
     sqlite3* db_ = nullptr;  // writes (and the schema set-up)
     mutable std::mutex mutex_;
     mutable std::unordered_map<std::string, sqlite3_stmt*> statements_;
