@@ -97,14 +97,6 @@ srv::ServerOptions serverOptions(std::string name, std::string bindAddress) {
     return o;
 }
 
-// The webhooks' admission pool starts with a thread per CPU, 2 to 4, and grows to its
-// workerThreads (4) when hooks hang (core/server/worker_pool.hpp). Admission is CPU work: on a 2-CPU machine 4 threads only
-// took turns (webhook_bench, issue 14 P5: 65-69 us of CPU per AdmissionReview with 2, 75-91 us
-// with 4).
-std::size_t webhookWorkersAtStart() {
-    return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 4);
-}
-
 srv::Route probeRoute(const std::string& name, std::function<srv::Response(bool)> fn) {
     std::string path = name.rfind('/', 0) == 0 ? name : "/" + name;
     return srv::Route{"GET", path, [fn](const srv::Request& r) { return fn(r.query.find("verbose") != std::string::npos); }};
@@ -149,8 +141,9 @@ void registerWebhooks(srv::WebhookServer& wh, const Framework& fw, const Cluster
         }
         return d.ok() ? srv::AdmissionResponse::allow(warningTexts(d)) : srv::AdmissionResponse::deny(d.errors, warningTexts(d));
     };
-    // Admission runs plugin code, which may hang: on the webhook server's worker pool (any
-    // validator may be sent a TrainJob, whose admission runs CustomValidation).
+    // Admission runs plugin code, which may hang: offload routes, guarded on the connections'
+    // pool (core/server/io_pool.hpp; any validator may be sent a TrainJob, whose admission runs
+    // CustomValidation).
     const bool runsPlugins = true;
     wh.handle(std::string(srv::kValidateTrainJobPath), std::string(srv::kValidateTrainJobName), validate, runsPlugins);
     auto runtimeHandler = validate;
@@ -346,7 +339,6 @@ private:
             std::string host = cfg_.webhookHost.find(':') != std::string::npos ? "[" + cfg_.webhookHost + "]" : cfg_.webhookHost;
             auto o = serverOptions("webhook", host + ":" + std::to_string(cfg_.webhookPort));
             o.tls = certs_->provider();
-            o.workerThreadsAtStart = webhookWorkersAtStart();
             if (!listen(std::move(o), webhooks_.routes())) return false;
         } else {
             setup_.info("No webhook certificate directory given; admission webhooks are not served");
@@ -462,7 +454,8 @@ private:
     boost::asio::io_context ioc_;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_ = boost::asio::make_work_guard(ioc_);
     // The connections of the webhook, metrics and health servers (core/server/io_pool.hpp): their
-    // handlers are quick or offloaded. The embedded API's stay on strands of ioc_, where a list
+    // handlers are quick, or admission, which runs guarded (a call that runs long hands its
+    // thread's other connections to a stand-in). The embedded API's stay on strands of ioc_, where a list
     // of 100k objects serialised on one thread leaves the other serving. Stopped and joined
     // with ioc_ (joinIo).
     std::unique_ptr<srv::IoPool> connections_ = std::make_unique<srv::IoPool>(srv::IoPool::defaultThreads());

@@ -2,7 +2,6 @@
 
 #include "core/log/log.hpp"
 #include "core/server/io_pool.hpp"
-#include "core/server/worker_pool.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -133,9 +132,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     Impl(asio::io_context& io, ServerOptions o, std::vector<Route> r)
         : io(io), opts(std::move(o)), routes(std::move(r)), acceptor(asio::make_strand(io)),
           logger("http", {{"server", opts.name}}) {
-        if (std::any_of(routes.begin(), routes.end(), [](const Route& r) { return r.offload; }))
-            workers = std::make_unique<WorkerPool>(opts.workerThreadsAtStart ? opts.workerThreadsAtStart : opts.workerThreads,
-                                                   opts.workerThreads, opts.workerStuckAfter);
+        if (!opts.connections && std::any_of(routes.begin(), routes.end(), [](const Route& r) { return r.offload; }))
+            workers = std::make_unique<asio::thread_pool>(std::max<std::size_t>(1, opts.workerThreads));
     }
 
     asio::io_context& io;
@@ -151,7 +149,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     std::map<uint64_t, std::weak_ptr<Connection>> connections;
     std::atomic<std::size_t> offloaded{0};  // requests running or waiting on `workers`
     // The pool of offload routes; the last member, so it is joined while the routes still live.
-    std::unique_ptr<WorkerPool> workers;
+    std::unique_ptr<asio::thread_pool> workers;
 
     Response error(unsigned status, std::string message) const {
         return opts.errors ? opts.errors(status, message) : plainError(status, std::move(message));
@@ -188,10 +186,12 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                            [&](const Route& r) { return r.offload && r.method == req.method && matches(r, req.path); });
     }
 
-    // The request's answer: computed on the worker pool for an offload route (503 when the pool
-    // and its queue are full), else here, on the connection's strand. `req` may be moved from.
+    // The request's answer: for an offload route, a guarded call here when the server has a
+    // connection pool, else computed on the worker pool (503 when the pool and its queue are
+    // full); any other here, on the connection's strand. `req` may be moved from.
     asio::awaitable<Response> answer(Request& req) {
-        if (!workers || !offloads(req)) co_return dispatch(req);
+        if (!offloads(req)) co_return dispatch(req);
+        if (opts.connections) co_return co_await guarded(req);
         const std::size_t limit = std::max<std::size_t>(1, opts.workerThreads) + opts.workerQueue;
         if (offloaded.fetch_add(1) >= limit) {
             offloaded.fetch_sub(1);
@@ -200,16 +200,24 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                                      " requests that run plugin code are running or waiting; retry later");
         }
         auto shared = std::make_shared<const Request>(std::move(req));
-        workers->submitted();
-        co_return co_await asio::co_spawn(workers->executor(), offloadedCall(shared), asio::use_awaitable);
+        co_return co_await asio::co_spawn(workers->get_executor(), offloadedCall(shared), asio::use_awaitable);
+    }
+
+    // One offload route's call on the connection's own thread, guarded by its pool
+    // (core/server/io_pool.hpp): when a stand-in took over meanwhile, the connection goes on on
+    // the stand-in's thread, and this one leaves the pool.
+    asio::awaitable<Response> guarded(const Request& req) {
+        const auto call = opts.connections->begin();
+        Response r = dispatch(req);
+        if (opts.connections->end(call) == IoPool::Ended::Replaced)
+            co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+        co_return r;
     }
 
     // One offload route's call, on a worker (a shared_ptr parameter, no lambda captures: the
     // request outlives the call whatever happens to the connection).
     asio::awaitable<Response> offloadedCall(std::shared_ptr<const Request> req) {
-        workers->enter();
         Response r = dispatch(*req);
-        workers->leave();
         offloaded.fetch_sub(1);
         co_return r;
     }

@@ -68,8 +68,10 @@ struct Route {
     std::string path;  // exact match, or a prefix when `prefix`
     Handler handler;
     bool prefix = false;
-    // Runs on the server's worker pool, never on an I/O thread: for handlers that call plugin
-    // code (admission), which may hang; the connection waits, every other request is served.
+    // For handlers that call plugin code (admission), which may hang; the connection waits,
+    // every other request is served. With a connection pool (ServerOptions::connections): a
+    // guarded call on the connection's thread, whose context a stand-in thread takes over if the
+    // call runs long (core/server/io_pool.hpp). Without one: on the server's worker pool.
     bool offload = false;
 };
 
@@ -97,24 +99,21 @@ struct ServerOptions {
     std::chrono::milliseconds bodyTimeout{30000};    // request body
     TlsProvider tls;                                  // empty = plain HTTP
     ErrorResponder errors;                            // empty = plain-text errors
-    // The pool of `offload` routes: this many threads, and at most `workerQueue` requests
-    // waiting for one; a request beyond both gets 503 with a message saying so.
+    // The pool of `offload` routes of a server without a connection pool: this many threads,
+    // and at most `workerQueue` requests waiting for one; a request beyond both gets 503 with a
+    // message saying so.
     std::size_t workerThreads = 4;
     std::size_t workerQueue = 16;
-    // The pool starts with this many threads (0: workerThreads) and adds one, up to
-    // workerThreads, whenever all of them have been in one call for workerStuckAfter while
-    // another waits (core/server/worker_pool.hpp).
-    std::size_t workerThreadsAtStart = 0;
-    std::chrono::milliseconds workerStuckAfter{200};
     // Accepted connections run on this pool's contexts (core/server/io_pool.hpp), which must
-    // outlive the server's connections; null: on strands of the server's io_context.
+    // outlive the server's connections, and so do `offload` routes' calls (guarded by the pool);
+    // null: on strands of the server's io_context.
     IoPool* connections = nullptr;
 };
 
 // Serves `routes`: unknown path → 404, wrong method → 405, unparsable request → 400, body over the
 // limit → 413, slow header → connection closed. start() binds synchronously; stop() closes the
 // listener and every open connection. Handlers and the io_context may run on several threads;
-// `offload` routes run on the server's worker pool (ServerOptions::workerThreads).
+// `offload` routes run as Route::offload says.
 class HttpServer {
 public:
     HttpServer(boost::asio::io_context& io, ServerOptions options, std::vector<Route> routes);

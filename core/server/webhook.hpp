@@ -102,8 +102,8 @@ class WebhookServer {
 public:
     explicit WebhookServer(Registry* metrics = nullptr) : metrics_(metrics) {}
     // Serves `handler` at POST `path`; `name` is the webhook's configuration name (for messages and logs).
-    // `runsPlugins`: the handler calls plugin code (which may hang), so its route runs on the HTTP
-    // server's worker pool, never on an I/O thread (Route::offload).
+    // `runsPlugins`: the handler calls plugin code (which may hang), so its route is an offload
+    // route (Route::offload: guarded on the connection's thread, or on a worker pool).
     void handle(std::string path, std::string name, AdmissionHandler handler, bool runsPlugins = false);
     // One POST route per handler registered so far.
     std::vector<Route> routes() const;

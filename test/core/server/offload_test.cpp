@@ -1,6 +1,6 @@
-// Offload routes (handlers that run plugin code) on the server's worker pool: the I/O threads
-// keep serving while every worker is blocked, a full pool and queue answer 503, and a readiness
-// check added with serveReason serves its reason.
+// Offload routes (handlers that run plugin code) on a server without a connection pool, on its
+// worker pool: the I/O threads keep serving while every worker is blocked, a full pool and queue
+// answer 503, and a readiness check added with serveReason serves its reason.
 #include <boost/test/unit_test.hpp>
 
 #include "core/server/health.hpp"
@@ -9,44 +9,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <future>
-#include <mutex>
 
 using namespace trainer::core::server;
 using trainer::test::curl;
+using trainer::test::Gate;
 using namespace std::chrono_literals;
-
-namespace {
-
-// Handlers block in wait() until release(); entered() counts them.
-class Gate {
-public:
-    void wait() {
-        std::unique_lock lock(mu_);
-        ++entered_;
-        cv_.notify_all();
-        cv_.wait(lock, [this] { return open_; });
-    }
-    void release() {
-        std::lock_guard lock(mu_);
-        open_ = true;
-        cv_.notify_all();
-    }
-    // Waits (bounded generously) until `n` handlers are inside wait().
-    bool waitEntered(int n) {
-        std::unique_lock lock(mu_);
-        return cv_.wait_for(lock, 60s, [&] { return entered_ >= n; });
-    }
-
-private:
-    std::mutex mu_;
-    std::condition_variable cv_;
-    int entered_ = 0;
-    bool open_ = false;
-};
-
-}  // namespace
 
 BOOST_AUTO_TEST_SUITE(offload)
 
@@ -103,47 +71,6 @@ BOOST_AUTO_TEST_CASE(blocked_workers_leave_the_io_threads_serving_and_a_full_que
         auto r = f->get();
         BOOST_TEST(r.status == 200);
         BOOST_TEST(r.body == "admitted");
-    }
-    server.stop();
-}
-
-// A pool that starts smaller than workerThreads adds a thread when its threads are stuck and a
-// call waits: a quick call behind a hung one is answered, up to workerThreads hung calls.
-BOOST_AUTO_TEST_CASE(a_pool_that_starts_small_grows_past_hung_calls_up_to_its_limit) {
-    trainer::test::IoRunner runner(2);
-    Gate gate;
-    auto answer = [](std::string body) { return Response{200, "text/plain", std::move(body), {}, {}}; };
-    std::vector<Route> routes{
-        Route{"POST", "/hang", [&](const Request&) { return gate.wait(), answer("released"); }, false, true},
-        Route{"POST", "/quick", [&](const Request&) { return answer("quick"); }, false, true},
-    };
-    ServerOptions o;
-    o.name = "test";
-    o.bindAddress = "127.0.0.1:0";
-    o.workerThreads = 3;
-    o.workerThreadsAtStart = 1;
-    o.workerStuckAfter = 50ms;
-    HttpServer server(runner.io, o, routes);
-    BOOST_TEST_REQUIRE(server.start() == "");
-    const std::string base = "http://127.0.0.1:" + std::to_string(server.port());
-    auto post = [&](const std::string& path) {
-        return std::async(std::launch::async, [&, path] { return curl("-X POST --max-time 120 " + base + path); });
-    };
-    auto answered = [](std::future<trainer::test::HttpResult>& f) { return f.wait_for(60s) == std::future_status::ready; };
-
-    std::vector<std::future<trainer::test::HttpResult>> hung;
-    for (int n = 1; n <= 3; ++n) {  // the one starting thread, then each added one, hangs
-        hung.push_back(post("/hang"));
-        BOOST_TEST_REQUIRE(gate.waitEntered(n));
-        if (n == 3) break;
-        auto quick = post("/quick");  // waits behind the hung calls until the pool grows
-        BOOST_TEST_REQUIRE(answered(quick));
-        BOOST_TEST(quick.get().body == "quick");
-    }
-    gate.release();
-    for (auto& f : hung) {
-        BOOST_TEST_REQUIRE(answered(f));
-        BOOST_TEST(f.get().body == "released");
     }
     server.stop();
 }

@@ -4,7 +4,10 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,6 +65,41 @@ public:
 
 private:
     int fd_ = -1;
+};
+
+// Handlers block in wait() until release(); waitEntered() waits for them to arrive, and each
+// records the thread it ran on.
+class Gate {
+public:
+    void wait() {
+        std::unique_lock lock(mu_);
+        ++entered_;
+        last_ = std::this_thread::get_id();
+        cv_.notify_all();
+        cv_.wait(lock, [this] { return open_; });
+    }
+    void release() {
+        std::lock_guard lock(mu_);
+        open_ = true;
+        cv_.notify_all();
+    }
+    // Waits (bounded generously) until `n` handlers are inside wait().
+    bool waitEntered(int n) {
+        std::unique_lock lock(mu_);
+        return cv_.wait_for(lock, std::chrono::seconds(60), [&] { return entered_ >= n; });
+    }
+    // The thread of the last handler that entered wait().
+    std::thread::id lastThread() {
+        std::lock_guard lock(mu_);
+        return last_;
+    }
+
+private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int entered_ = 0;
+    bool open_ = false;
+    std::thread::id last_;
 };
 
 }  // namespace trainer::test
