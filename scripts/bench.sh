@@ -51,7 +51,7 @@ if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
   fi
   cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 fi
-targets=(trainer-operator trainer-plugins)
+targets=(trainer-operator trainer-plugins cpu_speed)
 wants P1 && targets+=(render_bench)
 wants P2 && targets+=(plugin_link_bench)
 wants P3 && targets+=(startup_bench)
@@ -66,6 +66,7 @@ cmake --build "$BUILD_DIR" -j"${JOBS:-2}" "${args[@]}" >"$BUILD_DIR/bench-build.
   { tail -30 "$BUILD_DIR/bench-build.log" >&2; exit 1; }
 
 bin="$BUILD_DIR/bin"
+speedBefore=$("$bin/cpu_speed")
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 run() {  # one benchmark program; its ROW lines are kept, its progress goes to stderr
@@ -90,7 +91,11 @@ if wants EXEC; then
   fi
 fi
 
+speedAfter=$("$bin/cpu_speed")
 echo
+# Each CPU's time for one fixed loop: a CPU that its host slows (a shared virtual machine) moves
+# what a one-thread server measures (P5) by as much.
+echo "CPU speed (ms for one fixed loop on each CPU): before $speedBefore; after $speedAfter"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - start )) s; medians of $RUNS runs"
 {
   printf 'benchmark\tmeasured\treference\tratio\ttarget\tmet\n'
