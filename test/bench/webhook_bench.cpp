@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
     if (firstAnswer(ctx, static_, nginx_pid) != answer) fail("nginx does not answer the webhook's bytes");
 
     // The webhook's own server sent the same requests at a path with no route: its HTTP, TLS and
-    // TCP alone, answered 404 on the I/O threads (no admission, no hand-off to the worker pool).
+    // TCP alone, answered 404 on the I/O thread (no admission).
     Target transport{"the webhook server (no route)", webhook.port, {}, false, 404};
     for (long i = 0; i < 64; ++i) transport.requests.push_back(httpPost("/bench-no-route", admissionReview(rt, i)));
 
