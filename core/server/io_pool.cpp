@@ -13,14 +13,9 @@ std::int64_t nowNanos() {
         .count();
 }
 
-// The calling thread's runner, when it is one of a pool's.
-struct ThisThread {
-    const IoPool* pool = nullptr;
-    void* runner = nullptr;
-};
-thread_local ThisThread tThis;
-
 }  // namespace
+
+thread_local IoPool::ThisThread IoPool::tThis_;
 
 IoPool::IoPool(std::size_t threads) : IoPool(threads, Guard{}) {}
 
@@ -49,7 +44,7 @@ void IoPool::startRunner(Context& c) {
 
 // Runs the context one handler at a time until a stand-in took over (or the context stopped).
 void IoPool::loop(Runner& r) {
-    tThis = {this, &r};
+    tThis_ = {this, &r};
     while (r.since.load() != kReplaced && r.context->io.run_one() != 0) {
     }
     // What the call's handler posted on its way out (the connection going on) went to this
@@ -60,8 +55,8 @@ void IoPool::loop(Runner& r) {
 }
 
 IoPool::Call IoPool::begin() {
-    if (tThis.pool != this) return {};
-    auto* r = static_cast<Runner*>(tThis.runner);
+    if (tThis_.pool != this) return {};
+    Runner* r = tThis_.runner;
     const std::int64_t now = nowNanos();
     r->since.store(now);
     if (idle_.load()) {

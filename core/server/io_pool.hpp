@@ -104,6 +104,12 @@ private:
         std::thread thread;
     };
     static constexpr std::int64_t kReplaced = -1;
+    // The calling thread's runner, when it is one of a pool's (set as its loop starts).
+    struct ThisThread {
+        const IoPool* pool = nullptr;
+        Runner* runner = nullptr;
+    };
+    static thread_local ThisThread tThis_;
 
     void startRunner(Context& c);  // under mu_
     void loop(Runner& r);
