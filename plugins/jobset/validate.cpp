@@ -4,6 +4,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -54,16 +55,32 @@ ContainerIndex indexContainers(const json::object& jobSetSpec) {
     return out;
 }
 
+// The runtime's container index, built on first use: only a TrainJob with initializers or
+// runtime patches needs it, and building it parses the Info's jobSetSpec, its largest member.
+class LazyIndex {
+public:
+    explicit LazyIndex(const sdk::Info& info) : info_(info) {}
+    const ContainerIndex& get() {
+        if (!index_) index_ = indexContainers(info_.jobSetSpec());
+        return *index_;
+    }
+
+private:
+    const sdk::Info& info_;
+    std::optional<ContainerIndex> index_;
+};
+
 const json::object* podSpecOf(const json::object& jobSetSpec, std::string_view job) {
     const auto* rj = sdk::findByKey(sdk::getArray(jobSetSpec, "replicatedJobs"), "name", job);
     return rj ? sdk::getPath(*rj, {"template", "spec", "template", "spec"}) : nullptr;
 }
 
-void validateInitializers(const sdk::Info& info, const ContainerIndex& index, sdk::Context& ctx) {
+void validateInitializers(const sdk::Info& info, LazyIndex& lazy, sdk::Context& ctx) {
     const json::object* initializer = sdk::getObject(info.spec(), "initializer");
     if (!initializer) return;
     for (auto const& chk : kInitializerChecks) {
         if (!sdk::getObject(*initializer, chk.member)) continue;
+        const ContainerIndex& index = lazy.get();
         std::string job(chk.job);
         auto it = index.find(chk.job);
         if (it == index.end()) {
@@ -107,7 +124,7 @@ std::vector<std::string> domainPrefixedPathErrors(std::string_view value) {
     return errs;
 }
 
-void validatePatches(const sdk::Info& info, const ContainerIndex& index, sdk::Context& ctx) {
+void validatePatches(const sdk::Info& info, LazyIndex& lazy, sdk::Context& ctx) {
     const json::array* patches = sdk::getArray(info.spec(), "runtimePatches");
     if (!patches) return;
     for (auto const& pv : *patches) {
@@ -118,6 +135,7 @@ void validatePatches(const sdk::Info& info, const ContainerIndex& index, sdk::Co
         const auto* rtSpec = sdk::getPath(patch, {"trainingRuntimeSpec", "template", "spec"});
         const json::array* rjobs = rtSpec ? sdk::getArray(*rtSpec, "replicatedJobs") : nullptr;
         if (!rjobs) continue;
+        const ContainerIndex& index = lazy.get();
         for (auto const& rv : *rjobs) {
             if (!rv.is_object()) continue;
             std::string job(sdk::getString(rv.as_object(), "name").value_or(""));
@@ -183,7 +201,7 @@ void validateUpdate(const sdk::Info& info, sdk::Context& ctx) {
 }  // namespace
 
 void JobSet::validate(const sdk::Info& info, sdk::Context& ctx) {
-    ContainerIndex index = indexContainers(info.jobSetSpec());
+    LazyIndex index(info);
     validateInitializers(info, index, ctx);
     validateUpdate(info, ctx);
     validatePatches(info, index, ctx);
