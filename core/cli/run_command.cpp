@@ -6,6 +6,7 @@
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"
 #include "core/cli/command_config.hpp"
+#include "core/cli/hook_metrics.hpp"
 #include "core/cli/run_backend.hpp"
 #include "core/cli/run_safety.hpp"
 #include "core/cli/status_server_wiring.hpp"
@@ -164,10 +165,9 @@ struct Objects {
 
 Objects openObjects(const Args& args, const Configuration& cfg, boost::asio::io_context& ioc, const PluginRegistry& registry,
                     srv::Registry& metrics, std::string& error) {
-    auto observer = [&metrics](const LoadedPlugin& p, Hook hook, double seconds, bool ok) {
-        metrics.add("trainer_plugin_hook_calls_total", {p.name, hookName(hook)});
-        if (!ok) metrics.add("trainer_plugin_hook_errors_total", {p.name, hookName(hook)});
-        metrics.observe("trainer_plugin_hook_duration_seconds", {p.name, hookName(hook)}, seconds);
+    auto hookMetrics = std::make_shared<const HookMetrics>(metrics, registry);
+    auto observer = [hookMetrics](const LoadedPlugin& p, Hook hook, double seconds, bool ok) {
+        hookMetrics->record(p, hook, seconds, ok);
     };
     Objects o;
     auto makeFramework = [&] {

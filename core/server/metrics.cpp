@@ -138,13 +138,27 @@ Registry::Family* Registry::find(std::string_view name, MetricType type, const L
     return &it->second;
 }
 
+void Registry::addTo(Series& s, double v) {
+    s.value += v;
+    s.updated = true;
+}
+
+void Registry::observeIn(const Family& f, Series& s, double v) {
+    s.buckets.resize(f.def.buckets.size());
+    auto idx = std::lower_bound(f.def.buckets.begin(), f.def.buckets.end(), v) - f.def.buckets.begin();
+    if (static_cast<std::size_t>(idx) < s.buckets.size()) ++s.buckets[idx];
+    s.value += v;
+    ++s.count;
+    s.updated = true;
+}
+
 bool Registry::add(std::string_view name, const LabelValues& labels, double v) {
     std::lock_guard lock(mu_);
     auto* f = find(name, MetricType::Counter, labels);
     if (f && (v < 0 || std::isnan(v))) return false;
     if (!f) f = find(name, MetricType::Gauge, labels);
     if (!f) return false;
-    f->series[labels].value += v;
+    addTo(f->series[labels], v);
     return true;
 }
 
@@ -152,7 +166,9 @@ bool Registry::set(std::string_view name, const LabelValues& labels, double v) {
     std::lock_guard lock(mu_);
     auto* f = find(name, MetricType::Gauge, labels);
     if (!f) return false;
-    f->series[labels].value = v;
+    auto& s = f->series[labels];
+    s.value = v;
+    s.updated = true;
     return true;
 }
 
@@ -160,12 +176,35 @@ bool Registry::observe(std::string_view name, const LabelValues& labels, double 
     std::lock_guard lock(mu_);
     auto* f = find(name, MetricType::Histogram, labels);
     if (!f || std::isnan(v)) return false;
-    auto& s = f->series[labels];
-    s.buckets.resize(f->def.buckets.size());
-    auto idx = std::lower_bound(f->def.buckets.begin(), f->def.buckets.end(), v) - f->def.buckets.begin();
-    if (static_cast<std::size_t>(idx) < s.buckets.size()) ++s.buckets[idx];
-    s.value += v;
-    ++s.count;
+    observeIn(*f, f->series[labels], v);
+    return true;
+}
+
+Registry::Handle Registry::counter(std::string_view name, const LabelValues& labels) {
+    std::lock_guard lock(mu_);
+    auto* f = find(name, MetricType::Counter, labels);
+    if (!f) f = find(name, MetricType::Gauge, labels);
+    return f ? Handle(f, &f->series[labels]) : Handle();  // map nodes stay put: the pointer lives as long
+}
+
+Registry::Handle Registry::histogram(std::string_view name, const LabelValues& labels) {
+    std::lock_guard lock(mu_);
+    auto* f = find(name, MetricType::Histogram, labels);
+    return f ? Handle(f, &f->series[labels]) : Handle();
+}
+
+bool Registry::add(const Handle& h, double v) {
+    if (!h || h.family_->def.type == MetricType::Histogram) return false;
+    if (h.family_->def.type == MetricType::Counter && (v < 0 || std::isnan(v))) return false;
+    std::lock_guard lock(mu_);
+    addTo(*h.series_, v);
+    return true;
+}
+
+bool Registry::observe(const Handle& h, double v) {
+    if (!h || h.family_->def.type != MetricType::Histogram || std::isnan(v)) return false;
+    std::lock_guard lock(mu_);
+    observeIn(*h.family_, *h.series_, v);
     return true;
 }
 
@@ -174,7 +213,7 @@ double Registry::value(std::string_view name, const LabelValues& labels) const {
     auto it = families_.find(name);
     if (it == families_.end()) return 0;
     auto s = it->second.series.find(labels);
-    if (s == it->second.series.end()) return 0;
+    if (s == it->second.series.end() || !s->second.updated) return 0;
     return it->second.def.type == MetricType::Histogram ? static_cast<double>(s->second.count) : s->second.value;
 }
 
@@ -185,6 +224,7 @@ std::string Registry::expose() const {
         out += "# HELP " + name + " " + escape(f.def.help, false) + "\n";
         out += "# TYPE " + name + " " + std::string(typeName(f.def.type)) + "\n";
         for (const auto& [labels, s] : f.series) {
+            if (!s.updated) continue;  // made by a handle, never updated: absent, as before it was made
             if (f.def.type != MetricType::Histogram) {
                 out += name + labelText(f.def.labels, labels) + " " + formatSampleValue(s.value) + "\n";
                 continue;

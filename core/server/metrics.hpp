@@ -32,8 +32,34 @@ using LabelValues = std::vector<std::string>;
 // Holds every series of the metrics it was built from. Updates to an unknown name, a wrong
 // type or a wrong number of label values are ignored and return false (never throw).
 class Registry {
+    struct Family;
+    struct Series;
+
 public:
+    // One series looked up once, for a hot path's updates: each then takes the lock and nothing
+    // else (no label strings built, no lookup). Empty (updates refused) when the registry refused
+    // the name, type or labels. Valid as long as the registry. A series made this way is exposed
+    // from its first update, like any other.
+    class Handle {
+    public:
+        Handle() = default;
+        explicit operator bool() const { return series_ != nullptr; }
+
+    private:
+        friend class Registry;
+        Handle(const Family* family, Series* series) : family_(family), series_(series) {}
+        const Family* family_ = nullptr;
+        Series* series_ = nullptr;
+    };
+
     explicit Registry(const std::vector<MetricDef>& defs = metricTable());
+
+    // A counter's or gauge's series, and a histogram's.
+    Handle counter(std::string_view name, const LabelValues& labels);
+    Handle histogram(std::string_view name, const LabelValues& labels);
+    // add() and observe() through a handle, as by name.
+    bool add(const Handle& series, double v = 1.0);
+    bool observe(const Handle& series, double v);
 
     // Counter or gauge += v (counters refuse negative v).
     bool add(std::string_view name, const LabelValues& labels, double v = 1.0);
@@ -51,12 +77,15 @@ private:
         double value = 0;               // counter/gauge, or histogram sum
         std::vector<uint64_t> buckets;  // per-bucket (non-cumulative) counts
         uint64_t count = 0;
+        bool updated = false;           // exposed once updated (a handle makes it before that)
     };
     struct Family {
         MetricDef def;
         std::map<LabelValues, Series> series;
     };
     Family* find(std::string_view name, MetricType type, const LabelValues& labels);
+    static void addTo(Series& s, double v);
+    static void observeIn(const Family& f, Series& s, double v);
 
     mutable std::mutex mu_;
     std::map<std::string, Family, std::less<>> families_;

@@ -382,10 +382,26 @@ std::optional<std::string> base64Decode(std::string_view text) {
     return out;
 }
 
+WebhookMetrics::WebhookMetrics(Registry& registry, std::string path)
+    : registry_(registry),
+      path_(std::move(path)),
+      inFlight_(registry.counter("controller_runtime_webhook_requests_in_flight", {path_})),
+      latency_(registry.histogram("controller_runtime_webhook_latency_seconds", {path_})),
+      ok_(registry.counter("controller_runtime_webhook_requests_total", {path_, "200"})) {}
+
+void WebhookMetrics::begin() const { registry_.add(inFlight_, 1); }
+
+void WebhookMetrics::end(unsigned status, double seconds) const {
+    registry_.observe(latency_, seconds);
+    if (status == 200) registry_.add(ok_);
+    else registry_.add("controller_runtime_webhook_requests_total", {path_, std::to_string(status)}, 1);
+    registry_.add(inFlight_, -1);
+}
+
 Response serveAdmission(const Request& req, std::string_view webhookName, const AdmissionHandler& handler,
-                        Registry* metrics) {
+                        const WebhookMetrics* metrics) {
     auto start = std::chrono::steady_clock::now();
-    if (metrics) metrics->add("controller_runtime_webhook_requests_in_flight", {req.path}, 1);
+    if (metrics) metrics->begin();
     std::string apiVersion = "admission.k8s.io/v1";
     std::string error;
     Response out;
@@ -420,12 +436,7 @@ Response serveAdmission(const Request& req, std::string_view webhookName, const 
         out.contentType = "application/json";
         out.body = json::serialize(review);
     }
-    if (metrics) {
-        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        metrics->observe("controller_runtime_webhook_latency_seconds", {req.path}, seconds);
-        metrics->add("controller_runtime_webhook_requests_total", {req.path, std::to_string(out.status)}, 1);
-        metrics->add("controller_runtime_webhook_requests_in_flight", {req.path}, -1);
-    }
+    if (metrics) metrics->end(out.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return out;
 }
 
@@ -435,12 +446,13 @@ void WebhookServer::handle(std::string path, std::string name, AdmissionHandler 
 
 std::vector<Route> WebhookServer::routes() const {
     std::vector<Route> out;
-    for (const auto& e : entries_)
+    for (const auto& e : entries_) {
+        std::shared_ptr<const WebhookMetrics> metrics;
+        if (metrics_) metrics = std::make_shared<const WebhookMetrics>(*metrics_, e.path);
         out.push_back(Route{"POST", e.path,
-                            [e, metrics = metrics_](const Request& req) {
-                                return serveAdmission(req, e.name, e.handler, metrics);
-                            },
+                            [e, metrics](const Request& req) { return serveAdmission(req, e.name, e.handler, metrics.get()); },
                             false, e.runsPlugins});
+    }
     return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/api/errors.hpp"
 #include "core/server/http.hpp"
+#include "core/server/metrics.hpp"
 #include "core/server/tls_settings.hpp"
 
 #include <boost/asio/ssl/context.hpp>
@@ -20,7 +21,6 @@
 namespace trainer::core::server {
 
 namespace json = boost::json;
-class Registry;
 
 // Upstream's webhook paths and names (spec §9).
 inline constexpr std::string_view kValidateTrainJobPath = "/validate-trainer-kubeflow-org-v1alpha1-trainjob";
@@ -94,8 +94,23 @@ std::optional<std::string> base64Decode(std::string_view text);
 // wrong apiVersion/kind or a missing request.uid → HTTP 400 with an AdmissionReview carrying the
 // message; otherwise HTTP 200 with the handler's answer (uid echoed, patch base64-encoded, patchType
 // JSONPatch). Records controller_runtime_webhook_* metrics in `metrics` when given.
+class WebhookMetrics;
 Response serveAdmission(const Request& req, std::string_view webhookName, const AdmissionHandler& handler,
-                        Registry* metrics = nullptr);
+                        const WebhookMetrics* metrics = nullptr);
+
+// The controller_runtime_webhook_* series of one webhook path, looked up once when its route is
+// made (Registry::Handle); requests_total of a status other than 200 is looked up by name.
+class WebhookMetrics {
+public:
+    WebhookMetrics(Registry& registry, std::string path);
+    void begin() const;                               // in_flight + 1
+    void end(unsigned status, double seconds) const;  // latency, requests_total, in_flight - 1
+
+private:
+    Registry& registry_;
+    std::string path_;
+    Registry::Handle inFlight_, latency_, ok_;
+};
 
 // Admission handlers by path.
 class WebhookServer {

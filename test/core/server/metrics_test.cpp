@@ -91,6 +91,42 @@ BOOST_AUTO_TEST_CASE(counters_gauges_and_refusals) {
     BOOST_TEST(r.value("controller_runtime_reconcile_total", {"trainjob", "success"}) == 3.0);
 }
 
+// A handle updates its series as a lookup by name does, refuses what the name would refuse, and
+// a series made by a handle is absent (from value and /metrics) until its first update.
+BOOST_AUTO_TEST_CASE(handles_update_the_series_they_name) {
+    Registry r;
+    auto total = r.counter("controller_runtime_reconcile_total", {"trainjob", "success"});
+    auto depth = r.counter("workqueue_depth", {"trainjob"});
+    auto latency = r.histogram("controller_runtime_reconcile_time_seconds", {"trainjob"});
+    BOOST_TEST_REQUIRE((total && depth && latency));
+    BOOST_TEST(!contains(r.expose(), "controller_runtime_reconcile_total{"));
+    BOOST_TEST(!contains(r.expose(), "controller_runtime_reconcile_time_seconds_count{"));
+
+    BOOST_TEST(r.add(total));
+    BOOST_TEST(r.add("controller_runtime_reconcile_total", {"trainjob", "success"}, 2));
+    BOOST_TEST(r.add(total, 4));
+    BOOST_TEST(r.value("controller_runtime_reconcile_total", {"trainjob", "success"}) == 7.0);
+    BOOST_TEST(contains(r.expose(), "controller_runtime_reconcile_total{controller=\"trainjob\",result=\"success\"} 7\n"));
+    BOOST_TEST(r.add(depth, 3));
+    BOOST_TEST(r.add(depth, -1));  // a gauge goes down
+    BOOST_TEST(r.value("workqueue_depth", {"trainjob"}) == 2.0);
+    BOOST_TEST(r.observe(latency, 0.5));
+    BOOST_TEST(r.observe("controller_runtime_reconcile_time_seconds", {"trainjob"}, 0.25));
+    BOOST_TEST(r.value("controller_runtime_reconcile_time_seconds", {"trainjob"}) == 2.0);  // a histogram's count
+    BOOST_TEST(contains(r.expose(), "controller_runtime_reconcile_time_seconds_sum{controller=\"trainjob\"} 0.75\n"));
+
+    // Refusals: what the name refuses, and the wrong kind of update.
+    BOOST_TEST(!r.counter("no_such_metric", {}));
+    BOOST_TEST(!r.counter("controller_runtime_reconcile_total", {"only-one"}));
+    BOOST_TEST(!r.counter("controller_runtime_reconcile_time_seconds", {"trainjob"}));
+    BOOST_TEST(!r.histogram("workqueue_depth", {"trainjob"}));
+    BOOST_TEST(!r.add(total, -1));
+    BOOST_TEST(!r.add(latency, 1));
+    BOOST_TEST(!r.observe(total, 1));
+    BOOST_TEST(!r.add(Registry::Handle(), 1));
+    BOOST_TEST(r.value("controller_runtime_reconcile_total", {"trainjob", "success"}) == 7.0);
+}
+
 BOOST_AUTO_TEST_CASE(exposition_format) {
     Registry r;
     r.add("controller_runtime_reconcile_total", {"trainjob", "success"}, 3);
