@@ -56,7 +56,7 @@ size_t InformerCache::bytesOf(const std::string& apiVersion, const std::string& 
     size_t total = 0;
     for (auto it = objects_.lower_bound(ObjectKey{apiVersion, kind, "", ""});
          it != objects_.end() && it->first.apiVersion == apiVersion && it->first.kind == kind; ++it)
-        total += it->second.second;
+        total += it->second.bytes;
     return total;
 }
 
@@ -66,7 +66,13 @@ std::optional<json::object> InformerCache::get(const ObjectKey& key) const {
     std::lock_guard lock(mu_);
     auto it = objects_.find(key);
     if (it == objects_.end()) return std::nullopt;
-    return it->second.first;
+    return it->second.object();
+}
+
+std::shared_ptr<const ReadResult> InformerCache::share(const ObjectKey& key) const {
+    std::lock_guard lock(mu_);
+    auto it = objects_.find(key);
+    return it == objects_.end() ? nullptr : it->second.read;
 }
 
 std::vector<json::object> InformerCache::list(const std::string& apiVersion, const std::string& kind,
@@ -77,7 +83,7 @@ std::vector<json::object> InformerCache::list(const std::string& apiVersion, con
     for (; it != objects_.end(); ++it) {
         auto const& k = it->first;
         if (k.apiVersion != apiVersion || k.kind != kind || (ns && k.ns != *ns)) break;
-        out.push_back(it->second.first);
+        out.push_back(it->second.object());
     }
     return out;
 }
@@ -85,7 +91,7 @@ std::vector<json::object> InformerCache::list(const std::string& apiVersion, con
 std::vector<json::object> InformerCache::listAll() const {
     std::lock_guard lock(mu_);
     std::vector<json::object> out;
-    for (auto const& [k, v] : objects_) out.push_back(v.first);
+    for (auto const& [k, v] : objects_) out.push_back(v.object());
     return out;
 }
 
@@ -124,9 +130,9 @@ void InformerCache::upsert(const json::object& obj) {
     if (key.kind.empty() || key.name.empty()) return;
     std::lock_guard lock(mu_);
     auto it = objects_.find(key);
-    if (it != objects_.end() && !newer(resourceVersionOf(obj), resourceVersionOf(it->second.first))) return;
+    if (it != objects_.end() && !newer(resourceVersionOf(obj), resourceVersionOf(it->second.object()))) return;
     bool added = it == objects_.end();
-    objects_[key] = {obj, json::serialize(obj).size()};
+    objects_[key] = Cached{std::make_shared<const ReadResult>(ReadResult::of(obj)), json::serialize(obj).size()};
     record(added ? ChangeType::Added : ChangeType::Modified, key, obj);
 }
 
@@ -147,7 +153,7 @@ void InformerCache::replace(const WatchedResource& resource, const std::vector<j
         for (auto const& [k, v] : objects_)
             if (k.apiVersion == resource.apiVersion && k.kind == resource.kind &&
                 (resource.ns.empty() || k.ns == resource.ns) && !keep.count(k))
-                gone.emplace_back(k, v.first);
+                gone.emplace_back(k, v.object());
     }
     for (auto const& [k, o] : gone) erase(k, o);
     for (auto const& o : objects) upsert(o);
@@ -156,7 +162,7 @@ void InformerCache::replace(const WatchedResource& resource, const std::vector<j
 std::map<std::string, size_t> InformerCache::bytesByKind() const {
     std::lock_guard lock(mu_);
     std::map<std::string, size_t> out;
-    for (auto const& [k, v] : objects_) out[k.kind] += v.second;
+    for (auto const& [k, v] : objects_) out[k.kind] += v.bytes;
     return out;
 }
 

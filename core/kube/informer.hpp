@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -40,6 +41,11 @@ public:
     explicit InformerCache(size_t keepChanges = 100000);
 
     std::optional<json::object> get(const ObjectKey& key) const;
+    // The object as the cache holds it, shared and immutable (an upsert replaces it, and what was
+    // handed out stays with its holders); null when the cache does not hold the key. What
+    // ClusterReader::share answers from the cache: admission reads a TrainJob's runtime this way
+    // on every review, and a copy cost as much as the rest of the read.
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const;
     std::vector<json::object> list(const std::string& apiVersion, const std::string& kind,
                                    const std::optional<std::string>& ns) const;
     std::vector<json::object> listAll() const;
@@ -65,7 +71,12 @@ private:
     void record(ChangeType type, const ObjectKey& key, const json::object& obj);
     mutable std::mutex mu_;
     mutable std::condition_variable changed_;
-    std::map<ObjectKey, std::pair<json::object, size_t>> objects_;  // object, its JSON size
+    struct Cached {
+        std::shared_ptr<const ReadResult> read;  // Found, with the object
+        size_t bytes = 0;                        // its JSON size
+        const json::object& object() const { return read->object; }
+    };
+    std::map<ObjectKey, Cached> objects_;
     std::deque<Change> changes_;
     size_t keep_;
     int64_t revision_ = 0;

@@ -101,6 +101,13 @@ ReadResult RemoteStore::get(const ObjectKey& key) const {
     return ReadResult::of(std::move(*o));
 }
 
+std::shared_ptr<const ReadResult> RemoteStore::share(const ObjectKey& key) const {
+    if (!informed(key.apiVersion, key.kind)) return Store::share(key);
+    if (auto cached = cache_.share(key)) return cached;
+    static const auto absent = std::make_shared<const ReadResult>(ReadResult::absent());
+    return absent;
+}
+
 ListResult RemoteStore::list(const std::string& apiVersion, const std::string& kind,
                              const std::optional<std::string>& ns) const {
     if (informed(apiVersion, kind)) return ListResult::of(cache_.list(apiVersion, kind, ns));

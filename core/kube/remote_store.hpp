@@ -24,6 +24,9 @@ public:
     // server does not serve is NotFound and any other failure (unreachable, 5xx, 403, an answer
     // that does not parse, discovery failing) is Error.
     ReadResult get(const ObjectKey& key) const override;
+    // An informed kind's object as the cache holds it, not copied (InformerCache::share); others
+    // as get() reads them.
+    std::shared_ptr<const ReadResult> share(const ObjectKey& key) const override;
     ListResult list(const std::string& apiVersion, const std::string& kind,
                     const std::optional<std::string>& ns = std::nullopt) const override;
     StoreResult create(const json::object& obj) override;

@@ -1,8 +1,9 @@
 // The informers' cache and change feed: newer-wins upserts, relists that delete what vanished,
-// a bounded feed whose compaction makes a behind reader relist.
+// a bounded feed whose compaction makes a behind reader relist; objects shared, not copied.
 #include <boost/test/unit_test.hpp>
 
 #include "core/kube/informer.hpp"
+#include "core/kube/remote_store.hpp"
 
 using namespace trainer::core;
 using namespace trainer::core::kube;
@@ -62,6 +63,41 @@ BOOST_AUTO_TEST_CASE(the_feed_is_bounded) {
     BOOST_TEST((cache.changesSince(5, 10).at(0).type == ChangeType::Deleted));
     cache.erase(ObjectKey{"v1", "ConfigMap", "default", "cm0"}, configMap("cm0", "9"));  // gone already
     BOOST_TEST(cache.revision() == 6);
+}
+
+// share() hands out the object the cache holds (the same one each time, no copy); a newer
+// version replaces it for later readers while an earlier reader keeps what it was given; an
+// erased or unknown key is null. RemoteStore::share answers an informed kind from it, and an
+// object the cache does not hold as NotFound (the cache is the informed kinds' truth; no request
+// is made, so the client here points at no server).
+BOOST_AUTO_TEST_CASE(objects_are_shared_not_copied) {
+    InformerCache cache;
+    const ObjectKey a{"v1", "ConfigMap", "default", "a"};
+    BOOST_TEST(!cache.share(a));
+    cache.upsert(configMap("a", "1", "one"));
+    auto first = cache.share(a);
+    BOOST_TEST_REQUIRE(first);
+    BOOST_TEST(first->found());
+    BOOST_TEST(first->object.at("data").at("k") == "one");
+    BOOST_TEST(cache.share(a) == first);  // the same object: nothing copied
+    cache.upsert(configMap("a", "2", "two"));
+    auto second = cache.share(a);
+    BOOST_TEST_REQUIRE(second);
+    BOOST_TEST(second->object.at("data").at("k") == "two");
+    BOOST_TEST(first->object.at("data").at("k") == "one");  // the earlier holder's is unchanged
+    BOOST_TEST(cache.get(a)->at("data").at("k") == "two");
+
+    RestConfig nowhere;
+    nowhere.server = "https://127.0.0.1:1";
+    Client client(nowhere);
+    RemoteStore store(client, cache, {kConfigMaps});
+    BOOST_TEST(store.share(a) == second);
+    auto missing = store.share(ObjectKey{"v1", "ConfigMap", "default", "b"});
+    BOOST_TEST(missing->notFound());
+    cache.erase(a, configMap("a", "3"));
+    BOOST_TEST(!cache.share(a));
+    BOOST_TEST(store.share(a)->notFound());
+    BOOST_TEST(second->object.at("data").at("k") == "two");
 }
 
 BOOST_AUTO_TEST_CASE(collection_paths) {
