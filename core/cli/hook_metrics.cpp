@@ -18,8 +18,8 @@ HookMetrics::HookMetrics(server::Registry& metrics, const PluginRegistry& plugin
         auto& row = series_.emplace_back();
         for (std::size_t h = 0; h < kHooks.size(); ++h) {
             server::LabelValues labels{p->name, kHooks[h].name};
-            row[h] = Series{metrics.counter("trainer_plugin_hook_calls_total", labels),
-                            metrics.counter("trainer_plugin_hook_errors_total", labels),
+            row[h] = Series{metrics.counterOrGauge("trainer_plugin_hook_calls_total", labels),
+                            metrics.counterOrGauge("trainer_plugin_hook_errors_total", labels),
                             metrics.histogram("trainer_plugin_hook_duration_seconds", labels)};
         }
     }

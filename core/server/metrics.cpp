@@ -180,7 +180,7 @@ bool Registry::observe(std::string_view name, const LabelValues& labels, double 
     return true;
 }
 
-Registry::Handle Registry::counter(std::string_view name, const LabelValues& labels) {
+Registry::Handle Registry::counterOrGauge(std::string_view name, const LabelValues& labels) {
     std::lock_guard lock(mu_);
     auto* f = find(name, MetricType::Counter, labels);
     if (!f) f = find(name, MetricType::Gauge, labels);

@@ -54,8 +54,8 @@ public:
 
     explicit Registry(const std::vector<MetricDef>& defs = metricTable());
 
-    // A counter's or gauge's series, and a histogram's.
-    Handle counter(std::string_view name, const LabelValues& labels);
+    // A counter's or gauge's series (what add() updates), and a histogram's.
+    Handle counterOrGauge(std::string_view name, const LabelValues& labels);
     Handle histogram(std::string_view name, const LabelValues& labels);
     // add() and observe() through a handle, as by name.
     bool add(const Handle& series, double v = 1.0);

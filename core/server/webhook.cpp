@@ -385,9 +385,9 @@ std::optional<std::string> base64Decode(std::string_view text) {
 WebhookMetrics::WebhookMetrics(Registry& registry, std::string path)
     : registry_(registry),
       path_(std::move(path)),
-      inFlight_(registry.counter("controller_runtime_webhook_requests_in_flight", {path_})),
+      inFlight_(registry.counterOrGauge("controller_runtime_webhook_requests_in_flight", {path_})),
       latency_(registry.histogram("controller_runtime_webhook_latency_seconds", {path_})),
-      ok_(registry.counter("controller_runtime_webhook_requests_total", {path_, "200"})) {}
+      ok_(registry.counterOrGauge("controller_runtime_webhook_requests_total", {path_, "200"})) {}
 
 void WebhookMetrics::begin() const { registry_.add(inFlight_, 1); }
 
