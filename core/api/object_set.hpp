@@ -108,10 +108,7 @@ public:
         std::lock_guard lock(sharedMu_);
         if (auto it = shared_.find(key); it != shared_.end()) return it->second;
         auto it = objects_.find(key);
-        if (it == objects_.end()) {
-            static const auto absent = std::make_shared<const ReadResult>(ReadResult::absent());
-            return absent;
-        }
+        if (it == objects_.end()) return sharedAbsent();
         return shared_[key] = std::make_shared<const ReadResult>(ReadResult::of(it->second));
     }
     const json::object* find(const ObjectKey& key) const {

@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,13 @@ struct ReadResult {
     static ReadResult absent() { return ReadResult{}; }
     static ReadResult error(std::string message) { return ReadResult{ReadStatus::Error, {}, std::move(message)}; }
 };
+
+// One shared NotFound for every absent key: what a reader's share() answers for absence
+// (ClusterReader::share, object_set.hpp), never remembered per key.
+inline std::shared_ptr<const ReadResult> sharedAbsent() {
+    static const auto absent = std::make_shared<const ReadResult>(ReadResult::absent());
+    return absent;
+}
 
 // A read that answers a value (a list, a revision, a batch of changes) or why it could not:
 // `error` is set exactly when the read failed, and then `value` is the default (an empty list,

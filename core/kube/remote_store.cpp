@@ -104,8 +104,7 @@ ReadResult RemoteStore::get(const ObjectKey& key) const {
 std::shared_ptr<const ReadResult> RemoteStore::share(const ObjectKey& key) const {
     if (!informed(key.apiVersion, key.kind)) return Store::share(key);
     if (auto cached = cache_.share(key)) return cached;
-    static const auto absent = std::make_shared<const ReadResult>(ReadResult::absent());
-    return absent;
+    return sharedAbsent();
 }
 
 ListResult RemoteStore::list(const std::string& apiVersion, const std::string& kind,

@@ -518,7 +518,7 @@ std::shared_ptr<const ReadResult> SqliteStore::share(const ObjectKey& key) const
     if (!r.ok()) return std::make_shared<const ReadResult>(ReadResult::error(std::move(*r.error)));
     const int64_t head = r.value.first;
     parsed_.confirm(ticket, head, ParsedMemo::Clock::now());
-    if (!r.value.second) return std::make_shared<const ReadResult>(ReadResult::absent());
+    if (!r.value.second) return sharedAbsent();
     const Row& row = *r.value.second;
     if (remembered) return remembered;
     try {
