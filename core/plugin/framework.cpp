@@ -170,16 +170,52 @@ json::object Framework::withOperator(json::object info) const {
 // json::serialize(withOperator(info)) of an Info without `operator`: withOperator appends it as
 // the last member, so the text is the Info's with `,"operator":{...}` before the closing brace.
 HookInput Framework::validationInput(const json::object& info) const {
-    constexpr std::string_view kName = "operator";
     HookInput in = indexedText(info);
     in.text.pop_back();  // '}'
-    in.text += info.empty() ? "\"" : ",\"";
+    appendOperator(in);
+    return in;
+}
+
+void Framework::appendOperator(HookInput& in) const {
+    constexpr std::string_view kName = "operator";
+    in.text += in.text.size() == 1 ? "\"" : ",\"";
     const std::size_t nameAt = in.text.size();
     in.text += kName;
     in.text += "\":";
     if (!in.places.empty()) in.places.push_back({nameAt, kName.size(), in.text.size(), operatorText_.size()});
     in.text += operatorText_;
     in.text += '}';
+}
+
+HookInput Framework::splicedInput(const InfoSkeleton& s, const json::object& trainJob,
+                                  const json::object& admission) const {
+    constexpr std::string_view kAdmission = "admission";
+    HookInput in;
+    in.text.reserve(s.head.size() + s.tail.size() + operatorText_.size() + 2048);
+    in.text += s.head;
+    const std::size_t trainJobAt = in.text.size();
+    appendJson(in.text, trainJob);
+    const std::size_t tailAt = in.text.size();
+    in.text += s.tail;
+    const bool indexed = !s.headPlaces.empty();
+    if (indexed) {
+        in.places.reserve(s.headPlaces.size() + s.tailPlaces.size() + 2);
+        in.places.assign(s.headPlaces.begin(), s.headPlaces.end());
+        in.places.back().valueSize = tailAt - trainJobAt;  // trainJob's, the head's last
+        for (MemberPlace p : s.tailPlaces) {
+            p.keyAt += tailAt;
+            p.valueAt += tailAt;
+            in.places.push_back(p);
+        }
+    }
+    in.text += ",\"";
+    const std::size_t nameAt = in.text.size();
+    in.text += kAdmission;
+    in.text += "\":";
+    const std::size_t valueAt = in.text.size();
+    appendJson(in.text, admission);
+    if (indexed) in.places.push_back({nameAt, kAdmission.size(), valueAt, in.text.size() - valueAt});
+    appendOperator(in);
     return in;
 }
 
@@ -247,9 +283,29 @@ void Framework::collect(const LoadedPlugin& p, Hook hook, const CallResult& r, D
     (void)p;
 }
 
-Diagnostics Framework::validate(const json::object& info, const ClusterReader& cluster) const {
+template <class Text>
+Diagnostics Framework::validateWith(const json::object& info, const json::object& trainJob,
+                                    const ClusterReader& cluster, Text&& text) const {
     Diagnostics diag = checkPolicies(info);
     if (!diag.ok()) return diag;
+    HookInput input;  // serialised once for every validator
+    ClaimTables fresh;
+    const ClaimTables& claims = tablesFor(info, fresh);
+    for (auto const& p : registry_.plugins()) {
+        if (!activeUnder(claims, *p, info)) continue;
+        if (p->implements(Hook::CustomValidation)) {
+            if (input.text.empty()) input = text();
+            auto r = invokeHook(*p, Hook::CustomValidation, input.text, &cluster, &registry_.logSink(), &observer_,
+                                input.places);
+            collect(*p, Hook::CustomValidation, r, diag);
+        }
+        // The env names it claims, refused here for every plugin (reserved_env.hpp).
+        diag.append(refuseClaimedEnv(*p, trainJob));
+    }
+    return diag;
+}
+
+Diagnostics Framework::validate(const json::object& info, const ClusterReader& cluster) const {
     // Validators see withOperator(info). An Info without `operator` (admission's) is not copied
     // to add it: active() reads the settings' gates when the member is absent, the same ones, and
     // the text is spliced (validationInput). One that has it (a test's) is replaced, as before.
@@ -260,21 +316,14 @@ Diagnostics Framework::validate(const json::object& info, const ClusterReader& c
     static const json::object kNoTrainJob;
     const auto* tj = full.if_contains("trainJob");
     const json::object& trainJob = tj && tj->is_object() ? tj->as_object() : kNoTrainJob;
-    HookInput input;  // serialised once for every validator
-    ClaimTables fresh;
-    const ClaimTables& claims = tablesFor(full, fresh);
-    for (auto const& p : registry_.plugins()) {
-        if (!activeUnder(claims, *p, full)) continue;
-        if (p->implements(Hook::CustomValidation)) {
-            if (input.text.empty()) input = hasOperator ? indexedText(full) : validationInput(full);
-            auto r = invokeHook(*p, Hook::CustomValidation, input.text, &cluster, &registry_.logSink(), &observer_,
-                                input.places);
-            collect(*p, Hook::CustomValidation, r, diag);
-        }
-        // The env names it claims, refused here for every plugin (reserved_env.hpp).
-        diag.append(refuseClaimedEnv(*p, trainJob));
-    }
-    return diag;
+    return validateWith(full, trainJob, cluster,
+                        [&] { return hasOperator ? indexedText(full) : validationInput(full); });
+}
+
+Diagnostics Framework::validate(const InfoSkeleton& skeleton, const json::object& trainJob,
+                                const json::object& admission, const ClusterReader& cluster) const {
+    return validateWith(skeleton.members, trainJob, cluster,
+                        [&] { return splicedInput(skeleton, trainJob, admission); });
 }
 
 bool Framework::runEditPhase(Hook hook, Pass& pass, Diagnostics& diag) const {

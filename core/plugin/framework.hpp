@@ -9,6 +9,7 @@
 #include "core/api/object_set.hpp"
 #include "core/plugin/call.hpp"
 #include "core/plugin/edits.hpp"
+#include "core/plugin/info_skeleton.hpp"
 #include "core/plugin/info_text.hpp"
 #include "core/plugin/operator_settings.hpp"
 #include "core/plugin/registry.hpp"
@@ -56,6 +57,14 @@ public:
     // Admission, on an Info that has "admission": for every active plugin in registry order, its
     // CustomValidation, then the host's refusal of the env names it claims (reserved_env.hpp).
     Diagnostics validate(const json::object& info, const ClusterReader& cluster) const;
+    // validate() of assembleInfo(skeleton, trainJob) with `admission` added, without making that
+    // Info: policies are read from the skeleton, and the validators' text is the skeleton's with
+    // the TrainJob's spliced in (admission, pipeline.cpp).
+    Diagnostics validate(const InfoSkeleton& skeleton, const json::object& trainJob, const json::object& admission,
+                         const ClusterReader& cluster) const;
+
+    // The Info skeletons of the runtimes this Framework's admissions read (info_skeleton.hpp).
+    InfoSkeletons& skeletons() const { return skeletons_; }
 
     // One reconcile's build: the edit phases, then the objects to apply. `phases` runs a part of
     // it (one hook, for a plugin's unit test through the SDK's testing library), always in
@@ -113,6 +122,17 @@ private:
     // json::serialize(withOperator(info)) for an Info without an `operator` member, without
     // copying the Info to add it (what validate() hands every CustomValidation), with its places.
     HookInput validationInput(const json::object& info) const;
+    // The same text for validate(skeleton, ...): json::serialize(withOperator(info)) where info is
+    // assembleInfo(skeleton, trainJob) with `admission` added.
+    HookInput splicedInput(const InfoSkeleton& skeleton, const json::object& trainJob,
+                           const json::object& admission) const;
+    // Appends `,"operator":<operatorText_>}` to `in`, its place with the others'.
+    void appendOperator(HookInput& in) const;
+    // validate()'s loop: policies and activity read from `info`, the env refusal from `trainJob`,
+    // `text()` made once, when the first validator needs it.
+    template <class Text>
+    Diagnostics validateWith(const json::object& info, const json::object& trainJob, const ClusterReader& cluster,
+                             Text&& text) const;
 
     const PluginRegistry& registry_;
     HookObserver observer_;
@@ -122,6 +142,7 @@ private:
     // Made with them too: a build's Info carries operatorMember_, so its gates are the settings'.
     // Every build shares these unless the registry has loaded plugins since.
     ClaimTables claimTables_;
+    mutable InfoSkeletons skeletons_;
 };
 
 }  // namespace trainer::core

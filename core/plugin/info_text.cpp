@@ -25,9 +25,9 @@ bool appendKey(std::string& out, std::string_view key) {
     return true;
 }
 
-// Appends json::serialize(v) without making a string of it: one serializer per thread, reused,
-// read through a buffer on the stack.
-void appendSerialized(std::string& out, const json::value& v) {
+// One serializer per thread, reused, read through a buffer on the stack.
+template <class Json>
+void appendAny(std::string& out, const Json& v) {
     thread_local json::serializer sr;
     sr.reset(&v);
     char buf[4096];
@@ -37,17 +37,18 @@ void appendSerialized(std::string& out, const json::value& v) {
     }
 }
 
-// Appends one member, `"key":value`, as json::serialize writes it; `valueAt` gets where its value
-// begins in `out`. True when the name is plain (appendKey).
+}  // namespace
+
+void appendJson(std::string& out, const json::value& v) { appendAny(out, v); }
+void appendJson(std::string& out, const json::object& o) { appendAny(out, o); }
+
 bool appendMember(std::string& out, std::string_view key, const json::value& v, std::size_t& valueAt) {
     const bool plain = appendKey(out, key);
     out += ':';
     valueAt = out.size();
-    appendSerialized(out, v);
+    appendJson(out, v);
     return plain;
 }
-
-}  // namespace
 
 InfoText::Member& InfoText::slot(std::size_t index, std::string_view key) {
     if (index < members_.size() && members_[index].key == key) return members_[index];

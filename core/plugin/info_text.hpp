@@ -56,4 +56,13 @@ struct HookInput {
 // json::serialize(o), with where its members lie.
 HookInput indexedText(const json::object& o);
 
+// Appends json::serialize(v) without making a string of it.
+void appendJson(std::string& out, const json::value& v);
+void appendJson(std::string& out, const json::object& o);
+
+// Appends one member, `"key":value`, as json::serialize writes it; `valueAt` gets where its value
+// begins in `out`. True when the name is plain: the text between two quotes, nothing escaped
+// (only such names are indexed: member_place.hpp).
+bool appendMember(std::string& out, std::string_view key, const json::value& v, std::size_t& valueAt);
+
 }  // namespace trainer::core

@@ -18,20 +18,19 @@ Diagnostics admitTrainJob(const Framework& fw, const json::object& trainJob, con
         diag.append(resolveDiag);
         return diag;
     }
+    // The Info is the runtime's skeleton with this TrainJob in it (info_skeleton.hpp); the
+    // validators' text is spliced from the skeleton's, and the Info itself is made only when
+    // the caller takes it.
     Diagnostics infoDiag;
-    json::object info = buildInfo(trainJob, *runtime, infoDiag);
+    auto skeleton = fw.skeletons().get(runtime, trainJob, infoDiag);
     // Upstream ignores Info build errors at admission; we report them, since the build
     // would fail on them anyway and the user learns it before the TrainJob is stored.
     diag.append(infoDiag);
-    if (!diag.ok()) return diag;
+    if (!diag.ok() || !skeleton) return diag;
     json::object admission{{"operation", oldTrainJob ? "UPDATE" : "CREATE"}};
     if (oldTrainJob) admission["oldTrainJob"] = *oldTrainJob;
-    info["admission"] = std::move(admission);
-    diag.append(fw.validate(info, cluster));
-    if (admittedInfo && diag.ok()) {
-        info.erase("admission");  // the last member: the others keep their order
-        *admittedInfo = std::move(info);
-    }
+    diag.append(fw.validate(*skeleton, trainJob, admission, cluster));
+    if (admittedInfo && diag.ok()) *admittedInfo = assembleInfo(*skeleton, trainJob);
     return diag;
 }
 
@@ -49,7 +48,15 @@ ReconcileBuild buildTrainJob(const Framework& fw, const json::object& trainJob, 
     out.runtimeResolved = true;
     if (!snapshotFound) out.snapshot = runtimeSnapshot(trainJob, *runtime);
     const bool reuse = admittedInfo && !admittedInfo->empty() && !snapshotFound;
-    json::object info = reuse ? std::move(*admittedInfo) : buildInfo(trainJob, *runtime, out.diagnostics);
+    json::object info;
+    if (reuse) {
+        info = std::move(*admittedInfo);
+    } else if (!snapshotFound) {
+        // The live runtime, shared by the reader: its skeleton serves every TrainJob of it.
+        if (auto skeleton = fw.skeletons().get(runtime, trainJob, out.diagnostics)) info = assembleInfo(*skeleton, trainJob);
+    } else {
+        info = buildInfo(trainJob, *runtime, out.diagnostics);  // the snapshot's, parsed for this TrainJob
+    }
     if (!out.diagnostics.ok()) return out;
     auto r = fw.build(std::move(info), cluster);
     out.diagnostics.append(r.diagnostics);

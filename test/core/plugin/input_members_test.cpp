@@ -8,7 +8,11 @@
 
 #include "core/plugin/call.hpp"
 #include "core/plugin/framework.hpp"
+#include "core/plugin/pipeline.hpp"
+#include "core/runtime/info_builder.hpp"
 #include "test_support.hpp"
+
+#include <cstdio>
 
 #include <map>
 #include <mutex>
@@ -33,6 +37,13 @@ struct Loaded {
         registry.loadDirectory(dir.dir.string(), o);
         BOOST_REQUIRE_MESSAGE(registry.find("index-probe"), "fixture not loaded: " << rejectionFor(registry, "index_probe"));
     }
+    // The last line the probe logged that begins with `prefix`, or "".
+    std::string lastLine(std::string_view prefix) {
+        std::lock_guard lock(mu);
+        for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+            if (it->rfind(prefix, 0) == 0) return *it;
+        return "";
+    }
     // The line the probe logged for `hook`, or "" (the last one, when it ran more than once).
     std::string lineOf(std::string_view hook) {
         std::lock_guard lock(mu);
@@ -41,6 +52,15 @@ struct Loaded {
         return "";
     }
 };
+
+// What the probe logs of an input it was given (fixtures/index_probe.c).
+std::string textLine(std::string_view hook, std::string_view text) {
+    unsigned long long h = 14695981039346656037ull;
+    for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+    char line[128];
+    std::snprintf(line, sizeof line, " text %zu %016llx", text.size(), h);
+    return std::string(hook) + line;
+}
 
 std::string keysOf(const json::object& o) {
     std::string out;
@@ -106,5 +126,45 @@ BOOST_AUTO_TEST_CASE(the_host_hands_out_only_places_inside_the_input) {
         c.input = input;
         c.places = bad;
         BOOST_TEST(api->input_members(&c, &out) == 0u);
+    }
+}
+
+// Admission puts each TrainJob into its runtime's skeleton (core/plugin/info_skeleton.hpp): the
+// validators are given the very text validate() gives for the Info buildInfo makes, with
+// `admission` and `operator` added, and where its members lie, in either isolation mode.
+BOOST_AUTO_TEST_CASE(admission_gives_validators_the_text_of_the_whole_info) {
+    const json::object runtime = json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1",
+        "kind":"ClusterTrainingRuntime","metadata":{"name":"rt","labels":{"l":"1"}},"spec":{
+        "mlPolicy":{"numNodes":2},"template":{"metadata":{"labels":{"t":"x"}},"spec":{"replicatedJobs":[
+        {"name":"node","template":{"metadata":{"labels":{"trainer.kubeflow.org/trainjob-ancestor-step":"trainer"}},
+        "spec":{"template":{"spec":{"containers":[{"name":"node","image":"i",
+        "resources":{"requests":{"cpu":"1"}}}]}}}}}]}}}})").as_object();
+    ObjectSet cluster;
+    cluster.put(runtime);
+    for (auto mode : {Isolation::InProcess, Isolation::Process}) {
+        BOOST_TEST_CONTEXT("isolation " << toString(mode)) {
+            Loaded l(mode);
+            Framework fw(l.registry);
+            for (std::string_view name : {"a", "b"}) {  // the second TrainJob finds the skeleton
+                const json::object tj = json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob",
+                    "metadata":{"name":")" + std::string(name) + R"(","namespace":"default"},
+                    "spec":{"runtimeRef":{"name":"rt"},"trainer":{"resourcesPerNode":{"requests":{"cpu":"2"}}}}})").as_object();
+                Diagnostics d;
+                json::object info = buildInfo(tj, runtime, d);
+                BOOST_REQUIRE(d.ok());
+                info["admission"] = json::object{{"operation", "CREATE"}};
+                const std::string expected = json::serialize(fw.withOperator(info));
+
+                json::object admitted;
+                const Diagnostics admittedDiag = admitTrainJob(fw, tj, nullptr, cluster, &admitted);
+                BOOST_TEST(errorMessages(admittedDiag).empty());
+                BOOST_TEST(l.lastLine("CustomValidation text") == textLine("CustomValidation", expected));
+                if (mode == Isolation::InProcess) BOOST_TEST(l.lineOf("CustomValidation") == keysOf(info) + ",operator");
+                info.erase("admission");
+                BOOST_TEST(json::serialize(admitted) == json::serialize(info));  // what the build is handed
+            }
+            BOOST_TEST(fw.skeletons().made() == 1u);
+            BOOST_TEST(fw.skeletons().found() == 1u);
+        }
     }
 }
