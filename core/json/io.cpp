@@ -237,6 +237,9 @@ std::string fieldPath(const std::vector<std::string>& segments) {
 // reads it: duplicate keys refused with their field path, a number beyond float64 refused, and
 // every double read correctly rounded from its text with std::from_chars (Boost.JSON 1.81's own
 // conversion can be 1 ulp off, test/fuzz/README.md finding 7).
+// Without `tracking`, keys are only counted (`keys`) and no field path is kept: value_stack keeps
+// one member of a duplicated key, so parseJson compares the count with the members built, and
+// parses again with tracking for a duplicate's or any other error's message.
 struct ValueBuilder {
     static constexpr std::size_t max_array_size = -1, max_object_size = -1, max_string_size = -1, max_key_size = -1;
     // Objects with more keys than this check duplicates in a hash set; smaller ones (nearly all)
@@ -266,6 +269,8 @@ struct ValueBuilder {
     std::vector<Level> levels;
     std::size_t depth = 0;  // levels[0, depth) are open
     std::string key, number, message;
+    bool tracking = true;
+    std::size_t keys = 0;  // without tracking: on_key calls
 
     bool fail(boost::system::error_code& ec, std::string why) {
         message = std::move(why);
@@ -286,9 +291,10 @@ struct ValueBuilder {
     }
     // Called before any value: in an array it is the next element.
     void value() {
-        if (depth && !levels[depth - 1].object) ++levels[depth - 1].index;
+        if (tracking && depth && !levels[depth - 1].object) ++levels[depth - 1].index;
     }
     bool begin(bool object) {
+        if (!tracking) return true;
         value();
         if (depth == levels.size()) levels.emplace_back();
         Level& l = levels[depth++];
@@ -298,11 +304,13 @@ struct ValueBuilder {
         return true;
     }
     bool end() {
-        --depth;
+        if (tracking) --depth;
         return true;
     }
     // Before a document: what an earlier one, maybe failed halfway, left behind.
-    void clear() {
+    void clear(bool track) {
+        tracking = track;
+        keys = 0;
         depth = 0;
         key.clear();
         number.clear();
@@ -321,10 +329,12 @@ struct ValueBuilder {
     }
     bool on_key_part(json::string_view s, std::size_t, boost::system::error_code&) {
         stack.push_chars(s);
-        return key.append(s), true;
+        if (tracking) key.append(s);
+        return true;
     }
     bool on_key(json::string_view s, std::size_t, boost::system::error_code& ec) {
         stack.push_key(s);
+        if (!tracking) return ++keys, true;
         key.append(s);
         Level& l = levels[depth - 1];
         if (l.seen(key)) return fail(ec, where(1) + "duplicate key \"" + quoteForError(key) + "\"");
@@ -743,12 +753,28 @@ json::basic_parser<ValueBuilder>& threadParser() {
     return parser;
 }
 
-bool parseJson(std::string_view text, json::value& out, std::string& error, bool* limitHit) {
+namespace {
+
+// The members of every object in `v`.
+std::size_t memberCount(const json::value& v) {
+    std::size_t n = 0;
+    if (v.is_object()) {
+        n = v.get_object().size();
+        for (auto const& kv : v.get_object()) n += memberCount(kv.value());
+    } else if (v.is_array()) {
+        for (auto const& x : v.get_array()) n += memberCount(x);
+    }
+    return n;
+}
+
+// One pass over `text` (ValueBuilder); `keys` gets how many keys it read.
+bool parsePass(std::string_view text, bool tracking, json::value& out, std::string& error, bool* limitHit,
+               std::size_t& keys) {
     std::optional<json::basic_parser<ValueBuilder>> own;
     json::basic_parser<ValueBuilder>* parser = &threadParser();
     if (text.size() > kReusedParserLimit) parser = &own.emplace(strictOptions());
     parser->reset();
-    parser->handler().clear();
+    parser->handler().clear(tracking);
     boost::system::error_code ec;
     std::size_t used = parser->write_some(false, text.data(), text.size(), ec);
     if (!ec && text.find_first_not_of(" \t\r\n", used) != std::string_view::npos) ec = json::error::extra_data;
@@ -756,8 +782,19 @@ bool parseJson(std::string_view text, json::value& out, std::string& error, bool
     if (limitHit) *limitHit = ec && (ec == json::error::too_deep || !why.empty());
     if (ec == json::error::too_deep) return error = depthMessage(), false;
     if (ec) return error = why.empty() ? ec.message() : why, false;
+    keys = parser->handler().keys;
     out = parser->handler().stack.release();
     return true;
+}
+
+}  // namespace
+
+bool parseJson(std::string_view text, json::value& out, std::string& error, bool* limitHit) {
+    std::size_t keys = 0;
+    if (parsePass(text, /*tracking=*/false, out, error, limitHit, keys) && memberCount(out) == keys) return true;
+    // An error, or a key given twice (the value kept one of them): again, keeping each open
+    // object's keys and place, for the message and its field path.
+    return parsePass(text, /*tracking=*/true, out, error, limitHit, keys);
 }
 
 json::value parseReusing(std::string_view text, json::error_code& ec, std::size_t maxDepth) {
