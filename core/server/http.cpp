@@ -36,6 +36,9 @@ namespace {
 
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kHeaderLimit = 16 * 1024;
+// What a connection reads into from its first request on: a request of this size (an
+// AdmissionReview, an API request) is read in one go, not in a run of growing reads.
+constexpr std::size_t kReadBuffer = 8 * 1024;
 constexpr std::size_t kDrainLimit = 8u << 20;
 constexpr std::chrono::milliseconds kDrainTime{1000};
 
@@ -314,6 +317,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     template <class Stream>
     asio::awaitable<void> serve(Stream& s, Connection& c, bool plain) {
         beast::flat_buffer buffer;
+        buffer.reserve(kReadBuffer);
         const std::string remote = peerOf(c);
         for (;;) {
             http::request_parser<http::string_body> parser;
