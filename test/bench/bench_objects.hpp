@@ -52,14 +52,18 @@ inline json::object runtimeObject(const Runtime& rt) {
     return docs.front().as_object();
 }
 
-// TrainJob number `i` (bench-000042 in namespace default) of runtime `rt`.
+// TrainJob number `i` (bench-000042 in namespace default) of runtime `rt`. Its spec differs from
+// every other's (its last argument is --run=i), as users' TrainJobs do: what is remembered by a member's
+// text (sdk/include/trainer/info_members.hpp) serves no TrainJob from the one before it.
 inline json::object trainJob(const Runtime& rt, long i) {
     char name[32];
     std::snprintf(name, sizeof name, "bench-%06ld", i);
+    json::value trainer = json::parse(rt.trainer);
+    trainer.as_object()["args"].as_array().push_back(json::string("--run=" + std::to_string(i)));
     return json::object{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
                         {"kind", "TrainJob"},
                         {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"team", "bench"}}}}},
-                        {"spec", {{"runtimeRef", {{"name", rt.name}}}, {"trainer", json::parse(rt.trainer)}}}};
+                        {"spec", {{"runtimeRef", {{"name", rt.name}}}, {"trainer", std::move(trainer)}}}};
 }
 
 // An embedded store at `path` (synchronous=NORMAL unless `durable`: seeding is set-up, not what is

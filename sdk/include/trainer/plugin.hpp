@@ -237,21 +237,8 @@ public:
     // A top-level member, or nullptr when the document has none. Parses only that member.
     const json::value* member(std::string_view key) const {
         if (whole_) return doc_.if_contains(key);
-        for (std::size_t i = 0; i < members_.size(); ++i) {
-            if (members_[i].key != key) continue;
-            Parsed& p = parsed_[i];
-            if (!p.read) {
-                p.read = true;
-                json::error_code ec;
-                p.value = memo_ ? memo_->parse(key, members_[i].text, ec)
-                                : std::make_shared<const json::value>(json::parse(members_[i].text, ec));
-                if (ec) {
-                    p.value = nullptr;
-                    if (malformed_.empty()) malformed_ = std::string(key);
-                }
-            }
-            return p.value.get();
-        }
+        for (std::size_t i = 0; i < members_.size(); ++i)
+            if (members_[i].key == key) return parse(parsed_[i], key, members_[i].text, key);
         return nullptr;
     }
     // A top-level member that is an object, or nullptr.
@@ -274,11 +261,13 @@ public:
     }
     // The TrainJob, or an empty object when the document has none.
     const json::object& trainJob() const { return orEmpty(objectMember("trainJob")); }
-    std::string_view name() const { return str(getObject(trainJob(), "metadata"), "name"); }
-    std::string_view ns() const { return str(getObject(trainJob(), "metadata"), "namespace"); }
-    std::string_view uid() const { return str(getObject(trainJob(), "metadata"), "uid"); }
+    // These read only the TrainJob's `metadata` or `spec`: unless the TrainJob was read whole, the
+    // rest of it (metadata.managedFields, for one, when the TrainJob is spec) is not parsed.
+    std::string_view name() const { return str(trainJobObject("metadata"), "name"); }
+    std::string_view ns() const { return str(trainJobObject("metadata"), "namespace"); }
+    std::string_view uid() const { return str(trainJobObject("metadata"), "uid"); }
     // spec of the TrainJob, or an empty object.
-    const json::object& spec() const { return orEmpty(getObject(trainJob(), "spec")); }
+    const json::object& spec() const { return orEmpty(trainJobObject("spec")); }
     // spec.trainer, or nullptr when the TrainJob has none.
     const json::object* trainer() const { return getObject(spec(), "trainer"); }
     const json::object* mlPolicy() const { return policy("mlPolicy"); }
@@ -312,10 +301,52 @@ public:
     const std::string& malformedMember() const { return malformed_; }
 
 private:
-    struct Parsed {  // of members_[i], once read
+    struct Parsed {  // of members_[i] (or tjMembers_[i]), once read
         std::shared_ptr<const json::value> value;
         bool read = false;
     };
+    // `p`'s value, parsed from `text` on the first call (through the memo, as `memoKey`); null when
+    // the text is not JSON, which malformedMember() then names as `reportAs`.
+    const json::value* parse(Parsed& p, std::string_view memoKey, std::string_view text, std::string_view reportAs) const {
+        if (!p.read) {
+            p.read = true;
+            json::error_code ec;
+            p.value = memo_ ? memo_->parse(memoKey, text, ec) : std::make_shared<const json::value>(json::parse(text, ec));
+            if (ec) {
+                p.value = nullptr;
+                if (malformed_.empty()) malformed_ = std::string(reportAs);
+            }
+        }
+        return p.value.get();
+    }
+    // Member `key` of the TrainJob when it is an object, or null. The TrainJob's text is split as
+    // the Info's is (detail::MemberScanner) and only that member parsed, unless the TrainJob was
+    // already read whole or the scanner refuses its text; then it is read whole.
+    const json::object* trainJobObject(std::string_view key) const {
+        constexpr std::string_view kTrainJob = "trainJob";
+        std::size_t at = members_.size();
+        if (!whole_)
+            for (std::size_t i = 0; i < members_.size() && at == members_.size(); ++i)
+                if (members_[i].key == kTrainJob) at = i;
+        if (whole_ || at == members_.size() || parsed_[at].read || !splitTrainJob(members_[at].text))
+            return getObject(trainJob(), key);
+        for (std::size_t i = 0; i < tjMembers_.size(); ++i)
+            if (tjMembers_[i].key == key) {
+                Parsed& p = tjParsed_[i];
+                const json::value* v = p.read ? p.value.get()
+                                              : parse(p, std::string(kTrainJob) + "." + std::string(key),
+                                                      tjMembers_[i].text, kTrainJob);
+                return v && v->is_object() ? &v->get_object() : nullptr;
+            }
+        return nullptr;
+    }
+    bool splitTrainJob(std::string_view text) const {
+        if (tjSplit_ == 0) {
+            tjSplit_ = detail::MemberScanner(text).scan(tjMembers_) ? 1 : 2;
+            tjParsed_.resize(tjMembers_.size());
+        }
+        return tjSplit_ == 1;
+    }
     static const json::object& orEmpty(const json::object* o) {
         static const json::object empty;
         return o ? *o : empty;
@@ -335,6 +366,10 @@ private:
     detail::MemberMemo* memo_ = nullptr;
     mutable bool whole_;
     mutable std::string malformed_;
+    // The TrainJob's members (trainJobObject): not split yet (0), split (1), refused (2).
+    mutable int tjSplit_ = 0;
+    mutable std::vector<detail::MemberSpan> tjMembers_;
+    mutable std::vector<Parsed> tjParsed_;
 };
 
 // Escapes one JSON Pointer segment (RFC 6901).

@@ -364,6 +364,59 @@ BOOST_AUTO_TEST_CASE(a_whole_document_info_answers_the_same) {
     BOOST_TEST(lazy.doc() == whole.doc());
 }
 
+// spec(), name(), ns() and uid() parse only the TrainJob's member they read: what else the
+// TrainJob holds (managedFields, a status) is not parsed for them, and a malformed member is
+// reported, as the TrainJob, only when one of them reads it.
+BOOST_AUTO_TEST_CASE(the_trainjob_is_read_member_by_member) {
+    MemberMemo memo;
+    const std::string text =
+        R"({"trainJob":{"metadata":{"name":"j","namespace":"n","managedFields":[nonsense]},"status":[bad],"spec":{"a":1}}})";
+    Info info = lazyInfo(text, &memo);
+    BOOST_TEST(json::value(info.spec()) == json::parse(R"({"a":1})"));
+    BOOST_TEST(info.malformedMember().empty());
+    BOOST_TEST(info.name().empty());  // metadata is not JSON: absent, and now reported
+    BOOST_TEST(info.malformedMember() == "trainJob");
+
+    Info good = lazyInfo(R"({"trainJob":{"metadata":{"name":"j","uid":"u"},"status":[bad],"spec":{"a":1}}})", &memo);
+    BOOST_TEST(good.name() == "j");
+    BOOST_TEST(good.uid() == "u");
+    BOOST_TEST(good.spec().contains("a"));
+    BOOST_TEST(good.malformedMember().empty());
+}
+
+// Read member by member or whole, the answers are the same, whatever the TrainJob's text: one
+// the scanner refuses (an escaped key, a key given twice, not an object) is read whole.
+BOOST_AUTO_TEST_CASE(the_trainjob_read_by_member_answers_as_read_whole) {
+    const char* trainJobs[] = {
+        R"({"metadata":{"name":"j","namespace":"n","uid":"u"},"spec":{"trainer":{"numNodes":2}}})",
+        R"({"spec":{"x":[1,{"y":"}"}]},"metadata":{"name":"after"}})",
+        R"({"metadata":{"name":"esc","name":"j2"},"spec":{"k":1}})",
+        R"({"metadata":{"name":"one"},"metadata":{"name":"two"},"spec":{}})",
+        R"({"metadata":"not an object","spec":[1]})",
+        R"([1,2])",
+        R"({})",
+    };
+    for (const char* tj : trainJobs) {
+        BOOST_TEST_CONTEXT(tj) {
+            const std::string text = std::string(R"({"infoVersion":1,"trainJob":)") + tj + "}";
+            MemberMemo memo;
+            Info lazy = lazyInfo(text, &memo);
+            Info whole(json::parse(text).as_object());
+            BOOST_TEST(lazy.name() == whole.name());
+            BOOST_TEST(lazy.ns() == whole.ns());
+            BOOST_TEST(lazy.uid() == whole.uid());
+            BOOST_TEST(lazy.spec() == whole.spec());
+            BOOST_TEST((lazy.trainer() == nullptr) == (whole.trainer() == nullptr));
+            BOOST_TEST(lazy.malformedMember().empty());
+            // Read whole first: the member-wise readers answer from that tree.
+            Info first = lazyInfo(text, &memo);
+            const json::object& all = first.trainJob();
+            if (const json::object* spec = getObject(all, "spec")) BOOST_TEST(&first.spec() == spec);
+            BOOST_TEST(first.spec() == whole.spec());
+        }
+    }
+}
+
 // Through the adapter, calls that repeat a member's text and calls that change it each see
 // their own input (the memo never answers for another text).
 BOOST_AUTO_TEST_CASE(each_call_reads_its_own_input) {
