@@ -4,7 +4,9 @@
 // only when the plugin first reads it (trainer::sdk::Info, plugin.hpp). A plugin instance keeps
 // the last tree it parsed for each member with the text it came from (MemberMemo), so a member
 // that arrives byte-identical (the runtime's, on every TrainJob of that runtime; the TrainJob,
-// in every hook of one TrainJob) is not parsed again. Internal to the SDK: plugins see only Info.
+// in every hook of one TrainJob) is not parsed again; the TrainJob's own members are split and
+// parsed the same way (Info::spec() reads only the TrainJob's spec). Internal to the SDK:
+// plugins see only Info.
 #pragma once
 
 #include <trainer/abi.h>
@@ -226,12 +228,62 @@ public:
         return v;
     }
 
+    // Splits `text`, one JSON object, into `out` as MemberScanner does (false when it refuses),
+    // remembering the last split under `key`: a text that arrives again is not scanned again.
+    bool split(std::string_view key, std::string_view text, std::vector<MemberSpan>& out) {
+        if (text.size() <= kMaxText) {
+            std::unique_lock lock(mu_, std::try_to_lock);
+            if (lock)
+                if (const Split* e = findSplit(key); e && e->text == text) {
+                    out.clear();
+                    for (auto const& m : e->members)
+                        out.push_back({text.substr(m.keyAt, m.keySize), text.substr(m.valueAt, m.valueSize)});
+                    return e->ok;
+                }
+        }
+        const bool ok = MemberScanner(text).scan(out);
+        if (text.size() <= kMaxText) {
+            std::unique_lock lock(mu_, std::try_to_lock);
+            if (lock) rememberSplit(key, text, ok, out);
+        }
+        return ok;
+    }
+
 private:
     struct Entry {
         std::string key;
         std::string text;
         std::shared_ptr<const boost::json::value> value;
     };
+    struct Split {
+        struct Place {
+            std::size_t keyAt, keySize, valueAt, valueSize;
+        };
+        std::string key;
+        std::string text;
+        bool ok = false;
+        std::vector<Place> members;  // offsets into text
+    };
+    Split* findSplit(std::string_view key) {
+        for (auto& e : splits_)
+            if (e.key == key) return &e;
+        return nullptr;
+    }
+    void rememberSplit(std::string_view key, std::string_view text, bool ok, const std::vector<MemberSpan>& members) {
+        Split* e = findSplit(key);
+        if (!e) {
+            if (splits_.size() >= kKeys) return;
+            e = &splits_.emplace_back();
+            e->key = key;
+        }
+        e->text.assign(text);
+        e->ok = ok;
+        e->members.clear();
+        if (!ok) return;
+        for (auto const& m : members)
+            e->members.push_back({static_cast<std::size_t>(m.key.data() - text.data()), m.key.size(),
+                                  static_cast<std::size_t>(m.text.data() - text.data()), m.text.size()});
+    }
     Entry* find(std::string_view key) {
         for (auto& e : entries_)
             if (e.key == key) return &e;
@@ -250,6 +302,7 @@ private:
 
     std::mutex mu_;
     std::vector<Entry> entries_;
+    std::vector<Split> splits_;
 };
 
 }  // namespace trainer::sdk::detail

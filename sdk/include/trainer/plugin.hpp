@@ -328,7 +328,7 @@ private:
         if (!whole_)
             for (std::size_t i = 0; i < members_.size() && at == members_.size(); ++i)
                 if (members_[i].key == kTrainJob) at = i;
-        if (whole_ || at == members_.size() || parsed_[at].read || !splitTrainJob(members_[at].text))
+        if (whole_ || at == members_.size() || parsed_[at].read || !splitTrainJob(kTrainJob, members_[at].text))
             return getObject(trainJob(), key);
         for (std::size_t i = 0; i < tjMembers_.size(); ++i)
             if (tjMembers_[i].key == key) {
@@ -340,9 +340,10 @@ private:
             }
         return nullptr;
     }
-    bool splitTrainJob(std::string_view text) const {
+    bool splitTrainJob(std::string_view key, std::string_view text) const {
         if (tjSplit_ == 0) {
-            tjSplit_ = detail::MemberScanner(text).scan(tjMembers_) ? 1 : 2;
+            const bool ok = memo_ ? memo_->split(key, text, tjMembers_) : detail::MemberScanner(text).scan(tjMembers_);
+            tjSplit_ = ok ? 1 : 2;
             tjParsed_.resize(tjMembers_.size());
         }
         return tjSplit_ == 1;

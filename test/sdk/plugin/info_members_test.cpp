@@ -165,6 +165,33 @@ BOOST_AUTO_TEST_CASE(hands_back_the_same_tree_only_for_the_same_text) {
     BOOST_TEST(memo.parse("trainJob", R"({"n":2})", ec).get() == other.get());
 }
 
+// A split remembered for a text is the scanner's split of it, handed back pointing into the
+// text it is asked about (another buffer with the same bytes), and only for the same text.
+BOOST_AUTO_TEST_CASE(hands_back_the_same_split_only_for_the_same_text) {
+    MemberMemo memo;
+    auto views = [](const std::vector<MemberSpan>& m) {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (auto const& x : m) out.emplace_back(x.key, x.text);
+        return out;
+    };
+    const std::string first = R"({"metadata":{"name":"a"},"spec":{"x":[1,"]"]}})";
+    std::vector<MemberSpan> a, b, c;
+    BOOST_REQUIRE(memo.split("trainJob", first, a));
+    BOOST_TEST((views(a) == views(scan(first))));
+    const std::string same = first;  // the same bytes elsewhere
+    BOOST_REQUIRE(memo.split("trainJob", same, b));
+    BOOST_TEST((views(b) == views(a)));
+    BOOST_TEST(b[1].text.data() == same.data() + same.find(R"({"x")"));
+    const std::string other = R"({"spec":{},"metadata":{"name":"b"}})";
+    BOOST_REQUIRE(memo.split("trainJob", other, c));
+    BOOST_TEST((views(c) == views(scan(other))));
+    // What the scanner refuses stays refused, remembered or not.
+    std::vector<MemberSpan> none;
+    BOOST_TEST(!memo.split("trainJob", R"({"k":1,"k":2})", none));
+    BOOST_TEST(!memo.split("trainJob", R"({"k":1,"k":2})", none));
+    BOOST_TEST(memo.split("trainJob", first, a));
+}
+
 BOOST_AUTO_TEST_CASE(reports_text_that_is_not_json) {
     MemberMemo memo;
     json::error_code ec;
