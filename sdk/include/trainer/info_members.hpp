@@ -264,18 +264,21 @@ private:
         bool ok = false;
         std::vector<Place> members;  // offsets into text
     };
-    Split* findSplit(std::string_view key) {
-        for (auto& e : splits_)
+    // The entry of `key` in `v`; with `add`, a new one when there is none and fewer than kKeys
+    // are held; else null.
+    template <class E>
+    static E* slot(std::vector<E>& v, std::string_view key, bool add) {
+        for (auto& e : v)
             if (e.key == key) return &e;
-        return nullptr;
+        if (!add || v.size() >= kKeys) return nullptr;
+        E& e = v.emplace_back();
+        e.key = key;
+        return &e;
     }
+    Split* findSplit(std::string_view key) { return slot(splits_, key, false); }
     void rememberSplit(std::string_view key, std::string_view text, bool ok, const std::vector<MemberSpan>& members) {
-        Split* e = findSplit(key);
-        if (!e) {
-            if (splits_.size() >= kKeys) return;
-            e = &splits_.emplace_back();
-            e->key = key;
-        }
+        Split* e = slot(splits_, key, true);
+        if (!e) return;
         e->text.assign(text);
         e->ok = ok;
         e->members.clear();
@@ -284,18 +287,10 @@ private:
             e->members.push_back({static_cast<std::size_t>(m.key.data() - text.data()), m.key.size(),
                                   static_cast<std::size_t>(m.text.data() - text.data()), m.text.size()});
     }
-    Entry* find(std::string_view key) {
-        for (auto& e : entries_)
-            if (e.key == key) return &e;
-        return nullptr;
-    }
+    Entry* find(std::string_view key) { return slot(entries_, key, false); }
     void remember(std::string_view key, std::string_view text, std::shared_ptr<const boost::json::value> v) {
-        Entry* e = find(key);
-        if (!e) {
-            if (entries_.size() >= kKeys) return;
-            e = &entries_.emplace_back();
-            e->key = key;
-        }
+        Entry* e = slot(entries_, key, true);
+        if (!e) return;
         e->text.assign(text);
         e->value = std::move(v);
     }
