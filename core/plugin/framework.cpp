@@ -208,13 +208,11 @@ HookInput Framework::splicedInput(const InfoSkeleton& s, const json::object& tra
             in.places.push_back(p);
         }
     }
-    in.text += ",\"";
-    const std::size_t nameAt = in.text.size();
-    in.text += kAdmission;
-    in.text += "\":";
-    const std::size_t valueAt = in.text.size();
-    appendJson(in.text, admission);
-    if (indexed) in.places.push_back({nameAt, kAdmission.size(), valueAt, in.text.size() - valueAt});
+    in.text += ',';
+    const std::size_t at = in.text.size();
+    std::size_t valueAt = 0;
+    appendMember(in.text, kAdmission, admission, valueAt);
+    if (indexed) in.places.push_back({at + 1, kAdmission.size(), valueAt, in.text.size() - valueAt});
     appendOperator(in);
     return in;
 }

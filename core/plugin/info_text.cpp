@@ -42,12 +42,24 @@ void appendAny(std::string& out, const Json& v) {
 void appendJson(std::string& out, const json::value& v) { appendAny(out, v); }
 void appendJson(std::string& out, const json::object& o) { appendAny(out, o); }
 
-bool appendMember(std::string& out, std::string_view key, const json::value& v, std::size_t& valueAt) {
+namespace {
+
+template <class Json>
+bool appendAnyMember(std::string& out, std::string_view key, const Json& v, std::size_t& valueAt) {
     const bool plain = appendKey(out, key);
     out += ':';
     valueAt = out.size();
-    appendJson(out, v);
+    appendAny(out, v);
     return plain;
+}
+
+}  // namespace
+
+bool appendMember(std::string& out, std::string_view key, const json::value& v, std::size_t& valueAt) {
+    return appendAnyMember(out, key, v, valueAt);
+}
+bool appendMember(std::string& out, std::string_view key, const json::object& o, std::size_t& valueAt) {
+    return appendAnyMember(out, key, o, valueAt);
 }
 
 InfoText::Member& InfoText::slot(std::size_t index, std::string_view key) {

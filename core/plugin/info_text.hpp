@@ -64,5 +64,6 @@ void appendJson(std::string& out, const json::object& o);
 // begins in `out`. True when the name is plain: the text between two quotes, nothing escaped
 // (only such names are indexed: member_place.hpp).
 bool appendMember(std::string& out, std::string_view key, const json::value& v, std::size_t& valueAt);
+bool appendMember(std::string& out, std::string_view key, const json::object& o, std::size_t& valueAt);
 
 }  // namespace trainer::core
