@@ -50,7 +50,9 @@ finished() {
 }
 for _ in $(seq 1 600); do
   states=$(finished)
-  if ! echo "$states" | grep -qvE '=.*(Complete|Failed)'; then break; fi
+  # A here-string, not `echo | grep -q`: under pipefail, grep -q leaving at its first match makes
+  # echo (which writes a line at a time) die of SIGPIPE, and the failed pipeline read as "finished".
+  if ! grep -qvE '=.*(Complete|Failed)' <<<"$states"; then break; fi
   kill -0 "$pid" 2>/dev/null || { cat "$work/operator.log" >&2; exit 1; }
   sleep 1
 done

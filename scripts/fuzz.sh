@@ -73,7 +73,7 @@ for t in "${targets[@]}"; do
 done
 for t in "${targets[@]}"; do
   if grep -q -E '^==[0-9]+==ERROR|^SUMMARY|fuzz finding' "$dir/runs/$t.log"; then
-    echo "---- $t:"; grep -a -E -A12 'fuzz finding|==ERROR|runtime error' "$dir/runs/$t.log" | head -40
+    echo "---- $t:"; excerpt=$(grep -a -E -A12 'fuzz finding|==ERROR|runtime error' "$dir/runs/$t.log" || true); head -40 <<<"$excerpt"
   fi
 done
 exit $status

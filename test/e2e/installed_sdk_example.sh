@@ -26,7 +26,8 @@ ctest --test-dir "$tmp/paddle" --output-on-failure
 # paddle's unit tests ran on the real host: TrainerSDK::testing from the installed prefix.
 dynamic=$(readelf -d "$tmp/paddle/paddle_test")
 grep -q 'NEEDED.*libtrainer-sdk-testing\.so' <<<"$dynamic"
-grep -E 'R(UN)?PATH' <<<"$dynamic" | grep -qF "$prefix/lib"
+runpath=$(grep -E 'R(UN)?PATH' <<<"$dynamic")
+grep -qF "$prefix/lib" <<<"$runpath"
 cases=$("$tmp/paddle/paddle_test" --list_content 2>&1)
 grep -q resulting_info_on_the_real_host <<<"$cases"
 
@@ -68,7 +69,7 @@ grep -q 'name: PADDLE_MASTER' "$bad"
 if err=$("$prefix/bin/trainer-operator" validate -f "$bad" 2>&1); then
   echo "a TrainJob setting PADDLE_MASTER was admitted" >&2; exit 1
 fi
-echo "$err" | grep -qF 'spec.trainer.env[0]: PADDLE_MASTER is reserved for the PaddlePaddle runtime' ||
+grep -qF 'spec.trainer.env[0]: PADDLE_MASTER is reserved for the PaddlePaddle runtime' <<<"$err" ||
   { echo "unexpected refusal: $err" >&2; exit 1; }
 
 bash "$src/test/e2e/readme_hello.sh" "$prefix" "$src/README.md" "$tmp/hello" "$flags"

@@ -90,6 +90,6 @@ grep -q 'SOURCES hello.cpp ENTRY hello.cpp' "$work/twice/CMakeLists.txt"
 if cmake -S "$work/twice" -B "$work/twice/b" -DCMAKE_PREFIX_PATH="$prefix" >"$work/twice.log" 2>&1; then
   echo "trainer_add_plugin accepted hello.cpp as both SOURCES and ENTRY" >&2; exit 1
 fi
-tr -s ' \n' ' ' <"$work/twice.log" | grep -qF 'hello.cpp is both in SOURCES and the ENTRY' ||
+grep -qF 'hello.cpp is both in SOURCES and the ENTRY' <<<"$(tr -s ' \n' ' ' <"$work/twice.log")" ||
   { cat "$work/twice.log" >&2; exit 1; }
 echo "README hello plugin: ok"
