@@ -115,28 +115,50 @@ bool deepEqual(const json::value& a, const json::value& b) {
     return a == b;
 }
 
-// A string equal for two values exactly when deepEqual holds: numbers by their double value,
-// object members sorted by key. Lets uniqueness checks use a hash set.
-std::string canonicalKey(const json::value& v) {
+// Appends a text equal for two values exactly when deepEqual holds: numbers by their double
+// value ("n1.5"), strings by length and bytes ("s5:hello"), object members sorted by key, and
+// null, true and false as JSON spells them. Lets uniqueness checks use a hash set.
+void appendCanonical(std::string& out, std::string_view s) {
+    out += 's';
+    out += std::to_string(s.size());
+    out += ':';
+    out += s;
+}
+void appendCanonical(std::string& out, const json::value& v) {
     if (auto n = number(v)) {
         char buf[64];
         auto r = std::to_chars(buf, buf + sizeof buf, *n);
-        return "n" + std::string(buf, r.ptr);
-    }
-    if (v.is_object()) {
+        out += 'n';
+        out.append(buf, r.ptr);
+    } else if (v.is_string()) {
+        appendCanonical(out, std::string_view(v.get_string()));
+    } else if (v.is_object()) {
         std::vector<std::pair<std::string_view, const json::value*>> members;
         for (auto const& kv : v.get_object()) members.emplace_back(kv.key(), &kv.value());
         std::sort(members.begin(), members.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
-        std::string out = "{";
-        for (auto const& [k, m] : members) out += json::serialize(json::string(k)) + ":" + canonicalKey(*m) + ",";
-        return out + "}";
+        out += '{';
+        for (auto const& [k, m] : members) {
+            appendCanonical(out, k);
+            out += ':';
+            appendCanonical(out, *m);
+            out += ',';
+        }
+        out += '}';
+    } else if (v.is_array()) {
+        out += '[';
+        for (auto const& x : v.get_array()) {
+            appendCanonical(out, x);
+            out += ',';
+        }
+        out += ']';
+    } else {
+        out += v.is_null() ? "null" : v.get_bool() ? "true" : "false";
     }
-    if (v.is_array()) {
-        std::string out = "[";
-        for (auto const& x : v.get_array()) out += canonicalKey(x) + ",";
-        return out + "]";
-    }
-    return json::serialize(v);
+}
+std::string canonicalKey(const json::value& v) {
+    std::string out;
+    appendCanonical(out, v);
+    return out;
 }
 
 // The JSON type name go-openapi prints in type errors.
@@ -460,6 +482,21 @@ struct Validator {
         return id;
     }
 
+    // canonicalKey(mapIdentity(item, keys)) in effect, without building the identity object (a
+    // copy of every key member per item, then a sort): each key's member, canonical, in `keys`
+    // order (the same for every item of the list), "-" where mapIdentity has no member. Two items'
+    // texts are equal exactly when their identities are.
+    static std::string identityKey(const json::value& item, const json::array& keys) {
+        std::string out;
+        for (auto const& k : keys) {
+            if (!k.is_string()) continue;
+            if (const json::value* m = member(&item, k.get_string())) appendCanonical(out, *m);
+            else out += '-';
+            out += ',';
+        }
+        return out;
+    }
+
     // The old list's items by canonical list-map identity (first wins), for transition rules:
     // built once per list so correlating every item is linear, not quadratic.
     static std::unordered_map<std::string, const json::value*> oldItemsById(const json::value* oldList,
@@ -467,7 +504,7 @@ struct Validator {
         std::unordered_map<std::string, const json::value*> out;
         if (!oldList || !oldList->is_array() || !keys) return out;
         for (auto const& o : oldList->get_array())
-            if (o.is_object()) out.emplace(canonicalKey(mapIdentity(o, *keys)), &o);
+            if (o.is_object()) out.emplace(identityKey(o, *keys), &o);
         return out;
     }
 
@@ -482,11 +519,11 @@ struct Validator {
         const json::array* keys = listType == "map" ? s.listMapKeys : nullptr;
         std::unordered_set<std::string> seen;  // canonical identities: linear, not pairwise deepEqual
         for (std::size_t i = 0; a.size() > 1 && i < a.size(); ++i) {  // one item has no duplicate
-            json::value identity;
-            if (keys && a[i].is_object()) identity = mapIdentity(a[i], *keys);
-            else if (listType == "set") identity = a[i];
-            if (!identity.is_null() && !seen.insert(canonicalKey(identity)).second)
-                error(path[i].str(), "Duplicate value: " + json::serialize(identity), ErrorType::Duplicate);
+            const bool byKeys = keys && a[i].is_object();
+            if (!byKeys && (listType != "set" || a[i].is_null())) continue;
+            if (!seen.insert(byKeys ? identityKey(a[i], *keys) : canonicalKey(a[i])).second)
+                error(path[i].str(), "Duplicate value: " + json::serialize(byKeys ? mapIdentity(a[i], *keys) : a[i]),
+                      ErrorType::Duplicate);
         }
         auto items = s.items;
         if (!items) return;
@@ -494,7 +531,7 @@ struct Validator {
         for (std::size_t i = 0; i < a.size(); ++i) {
             const json::value* before = nullptr;
             if (keys && !olds.empty() && a[i].is_object())
-                if (auto it = olds.find(canonicalKey(mapIdentity(a[i], *keys))); it != olds.end()) before = it->second;
+                if (auto it = olds.find(identityKey(a[i], *keys)); it != olds.end()) before = it->second;
             validate(a[i], before, *items, path[i], false);
         }
     }

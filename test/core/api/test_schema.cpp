@@ -503,6 +503,43 @@ BOOST_AUTO_TEST_CASE(hostile_sizes_are_errors_not_crashes) {
     BOOST_TEST(hasError(d, "", "metadata.name must be no more than 63 characters"), describe(d));
 }
 
+// A list map keyed by two members (a pod's topologySpreadConstraints: topologyKey and
+// whenUnsatisfiable): items are duplicates only when both keys are equal, whatever else differs,
+// and keys whose texts would join alike ("a,b" + "c" and "a" + "b,c") stay distinct.
+BOOST_AUTO_TEST_CASE(list_maps_with_two_keys_compare_both) {
+    auto constraint = [](int skew, const char* key, const char* when) {
+        return json::object{{"maxSkew", skew}, {"topologyKey", key}, {"whenUnsatisfiable", when}};
+    };
+    struct Case {
+        json::array items;
+        std::string duplicate;  // the message at [1]; empty = no error
+    };
+    const std::vector<Case> cases = {
+        {{constraint(1, "zone", "DoNotSchedule"), constraint(1, "zone", "ScheduleAnyway")}, ""},
+        {{constraint(1, "zone", "DoNotSchedule"), constraint(1, "host", "DoNotSchedule")}, ""},
+        {{constraint(1, "a,b", "c"), constraint(1, "a", "b,c")}, ""},
+        {{constraint(1, "zone", "DoNotSchedule"), constraint(2, "zone", "DoNotSchedule")},
+         R"(Duplicate value: {"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"})"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(json::serialize(c.items)) {
+            auto rt = runtime();
+            auto& pod = rt.at("spec").at("template").at("spec").at("replicatedJobs").at(0).at("template").at("spec")
+                            .at("template").at("spec").as_object();
+            pod["topologySpreadConstraints"] = c.items;
+            auto d = validateSchema(rt);
+            expectSameInPlace(rt, nullptr, d);
+            if (c.duplicate.empty()) {
+                BOOST_TEST(d.ok(), describe(d));
+            } else {
+                BOOST_REQUIRE_EQUAL(d.errors.size(), 1u);
+                BOOST_TEST(d.errors[0].message == c.duplicate);
+                BOOST_TEST(d.errors[0].path.find("topologySpreadConstraints[1]") != std::string::npos, d.errors[0].path);
+            }
+        }
+    }
+}
+
 // Issue 12: uniqueness is checked with a hash set (was pairwise). 20k env entries in a runtime's
 // container (no maxItems there) validate to exactly one Duplicate error; no timing asserted.
 BOOST_AUTO_TEST_CASE(twenty_thousand_env_vars_are_checked_for_duplicates) {
