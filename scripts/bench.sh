@@ -68,9 +68,30 @@ cmake --build "$BUILD_DIR" -j"${JOBS:-2}" "${args[@]}" >"$BUILD_DIR/bench-build.
 bin="$BUILD_DIR/bin"
 speedBefore=$("$bin/cpu_speed")
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+speeds=$(mktemp)
+trap 'rm -f "$results" "$speeds"' EXIT
+# A shared virtual machine's host can run one CPU far slower than the other for minutes; a
+# benchmark started then measures that CPU (P4's absolute target, P5's one-thread server). Before
+# each program: wait, for up to SETTLE_SECONDS (default 120), until the slowest CPU runs
+# cpu_speed's loop within 25 % of the fastest; the speeds each program started at are printed
+# with the table, marked "unbalanced" when the wait ran out.
+settle() {
+  local now fast slow waited=0
+  while :; do
+    now=$("$bin/cpu_speed")
+    read -r fast slow < <(awk '{ for (i = 2; i <= NF; i += 2) if ($i ~ /^[0-9]+$/) {
+                                   if (!lo || $i < lo) lo = $i; if ($i > hi) hi = $i } }
+                               END { print lo + 0, hi + 0 }' <<<"$now")
+    if [ "$fast" -gt 0 ] && [ $((slow * 100)) -le $((fast * 125)) ]; then echo "$now"; return; fi
+    if [ "$waited" -ge "${SETTLE_SECONDS:-120}" ]; then echo "$now (unbalanced)"; return; fi
+    echo "bench.sh: CPUs unbalanced ($now ms for one fixed loop); waiting" >&2
+    sleep 10
+    waited=$((waited + 10))
+  done
+}
 run() {  # one benchmark program; its ROW lines are kept, its progress goes to stderr
   local name=$1; shift
+  echo "$name: $(settle)" >>"$speeds"
   echo "bench.sh: $name $*" >&2
   if ! "$bin/$name" "$@" >>"$results"; then
     printf 'ROW\t%s\tFAILED\t-\t-\t-\tno\n' "$name" >>"$results"
@@ -96,6 +117,7 @@ echo
 # Each CPU's time for one fixed loop: a CPU that its host slows (a shared virtual machine) moves
 # what a one-thread server measures (P5) by as much.
 echo "CPU speed (ms for one fixed loop on each CPU): before $speedBefore; after $speedAfter"
+echo "CPU speed at each program's start: $(paste -sd';' "$speeds" | sed 's/;/; /g')"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - start )) s; medians of $RUNS runs"
 {
   printf 'benchmark\tmeasured\treference\tratio\ttarget\tmet\n'
