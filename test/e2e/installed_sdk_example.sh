@@ -26,8 +26,8 @@ ctest --test-dir "$tmp/paddle" --output-on-failure
 # paddle's unit tests ran on the real host: TrainerSDK::testing from the installed prefix.
 dynamic=$(readelf -d "$tmp/paddle/paddle_test")
 grep -q 'NEEDED.*libtrainer-sdk-testing\.so' <<<"$dynamic"
-runpath=$(grep -E 'R(UN)?PATH' <<<"$dynamic")
-grep -qF "$prefix/lib" <<<"$runpath"
+runpath=$(grep -E 'R(UN)?PATH' <<<"$dynamic") || { echo "paddle_test has no RUNPATH: $dynamic" >&2; exit 1; }
+grep -qF "$prefix/lib" <<<"$runpath" || { echo "paddle_test's RUNPATH lacks $prefix/lib: $runpath" >&2; exit 1; }
 cases=$("$tmp/paddle/paddle_test" --list_content 2>&1)
 grep -q resulting_info_on_the_real_host <<<"$cases"
 
