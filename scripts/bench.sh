@@ -68,8 +68,7 @@ cmake --build "$BUILD_DIR" -j"${JOBS:-2}" "${args[@]}" >"$BUILD_DIR/bench-build.
 bin="$BUILD_DIR/bin"
 speedBefore=$("$bin/cpu_speed")
 results=$(mktemp)
-speeds=$(mktemp)
-trap 'rm -f "$results" "$speeds"' EXIT
+trap 'rm -f "$results"' EXIT
 # A shared virtual machine's host can run one CPU far slower than the other for minutes; a
 # benchmark started then measures that CPU (P4's absolute target, P5's one-thread server). Before
 # each program: wait, for up to SETTLE_SECONDS (default 120), until the slowest CPU runs
@@ -89,9 +88,10 @@ settle() {
     waited=$((waited + 10))
   done
 }
+started=()  # each program's name and the CPU speeds it started at
 run() {  # one benchmark program; its ROW lines are kept, its progress goes to stderr
   local name=$1; shift
-  echo "$name: $(settle)" >>"$speeds"
+  started+=("$name: $(settle)")
   echo "bench.sh: $name $*" >&2
   if ! "$bin/$name" "$@" >>"$results"; then
     printf 'ROW\t%s\tFAILED\t-\t-\t-\tno\n' "$name" >>"$results"
@@ -117,7 +117,8 @@ echo
 # Each CPU's time for one fixed loop: a CPU that its host slows (a shared virtual machine) moves
 # what a one-thread server measures (P5) by as much.
 echo "CPU speed (ms for one fixed loop on each CPU): before $speedBefore; after $speedAfter"
-echo "CPU speed at each program's start: $(paste -sd';' "$speeds" | sed 's/;/; /g')"
+printf -v startSpeeds '%s; ' "${started[@]}"
+echo "CPU speed at each program's start: ${startSpeeds%; }"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - start )) s; medians of $RUNS runs"
 {
   printf 'benchmark\tmeasured\treference\tratio\ttarget\tmet\n'

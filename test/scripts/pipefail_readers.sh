@@ -7,8 +7,8 @@
 # scripts under the given roots that use pipefail, and fails when there is one.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: pipefail_readers.sh FILE_OR_DIR..." >&2; exit 2; }
-# Shell scripts: *.sh and .ci/run; a file named on the command line is read whatever its name
-# (the check's own fixture is test/scripts/fixtures/early_reader.bash).
+# A file named on the command line is read whatever its name (the check's own fixture is
+# test/scripts/fixtures/early_reader.bash); under a folder, the shell scripts: *.sh and .ci/run.
 readers=(
   'grep[[:space:]]+(-[A-Za-z]*[qml]|--quiet|--max-count|--files-with-matches)'
   'head\b'
@@ -17,11 +17,10 @@ readers=(
 early="\\|[[:space:]]*($(IFS='|'; echo "${readers[*]}"))"
 hits=""
 while IFS= read -r -d '' f; do
-  case "$f" in *.sh | */.ci/run) ;; *) [ -f "${1:-}" ] && [ $# -eq 1 ] || continue ;; esac
   grep -q 'pipefail' "$f" || continue
   found=$(grep -nE "$early" "$f" | grep -vE '^[0-9]+:[[:space:]]*#' || true)
   [ -z "$found" ] || hits+="$f:"$'\n'"$found"$'\n'
-done < <(find "$@" -type f -print0)
+done < <(find "$@" -maxdepth 0 -type f -print0; find "$@" -mindepth 1 -type f \( -name '*.sh' -o -path '*/.ci/run' \) -print0)
 if [ -n "$hits" ]; then
   echo "a pipe into a reader that may stop early, under pipefail:" >&2
   printf '%s' "$hits" >&2
