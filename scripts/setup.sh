@@ -6,6 +6,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-log1.81-dev libboost-test1.81-dev
   libboost-filesystem1.81-dev libboost-thread1.81-dev
   libyaml-cpp-dev libssl-dev libsqlite3-dev libtcmalloc-minimal4
+  nettle-dev  # test/bench: P1's MPI bound times the P-521 key in Nettle as well as OpenSSL
   openssl openssh-client curl sqlite3 python3 python3-jsonschema python3-yaml python3-kubernetes
   python3-jwt  # PyJWT: an independent check of the service-account tokens (test/core/auth)
   # The local executor (core/executor) and the training examples it runs (examples/local):
