@@ -77,6 +77,85 @@ void mergeMap(json::object& holder, std::string_view key, const json::object* en
     for (auto const& kv : *entries) dst[kv.key()] = kv.value();
 }
 
+// Step 2: each PodSet merged, by position, into its replicated job's pod spec. False (with an
+// error reported) when a PodSet has more containers than its replicated job.
+bool mergePodSets(json::array& rjobs, const json::array& podSets, sdk::Context& ctx) {
+    for (size_t p = 0; p < podSets.size(); ++p) {
+        if (!podSets[p].is_object() || !rjobs[p].is_object()) continue;
+        const auto& ps = podSets[p].as_object();
+        auto& podSpec = ensurePath(rjobs[p].as_object(), {"template", "spec", "template", "spec"});
+        if (const auto* vols = sdk::getArray(ps, "volumes"); vols && !vols->empty())
+            util::upsertAllByKey(ensureArray(podSpec, "volumes"), vols, "name");
+        if (!mergeContainers(ensureArray(podSpec, "containers"), sdk::getArray(ps, "containers"), false)) {
+            ctx.error("", "podSet " + std::string(sdk::getString(ps, "name").value_or("")) +
+                              " has more containers than replicated job " +
+                              std::string(sdk::getString(rjobs[p].as_object(), "name").value_or("")));
+            return false;
+        }
+        if (const auto* inits = sdk::getArray(ps, "initContainers"); inits && !inits->empty())
+            mergeContainers(ensureArray(podSpec, "initContainers"), inits, true);
+    }
+    return true;
+}
+
+// What steps 4 and 5 take from the TrainJob.
+struct TrainJobParts {
+    const json::object* initializer;  // spec.initializer
+    const json::object* trainer;      // spec.trainer
+    const json::array* trainerEnv;    // spec.trainer.env
+    bool launcherAsNode;              // mlPolicy.mpi.runLauncherAsNode
+};
+
+// Step 4: an initializer replicated job runs once, its container configured from the TrainJob.
+void applyInitializerSteps(json::object& rj, std::string_view ancestor, const TrainJobParts& tj) {
+    for (auto const& step : kInitializers) {
+        if (ancestor != step.ancestor) continue;
+        rj["replicas"] = 1;
+        const json::object* cfg = tj.initializer ? sdk::getObject(*tj.initializer, step.member) : nullptr;
+        auto& podSpec = ensurePath(rj, {"template", "spec", "template", "spec"});
+        if (json::object* c = findContainer(podSpec, step.container); c && cfg) applyInitializer(*c, *cfg);
+    }
+}
+
+// Step 5: the trainer replicated job runs once with the TrainJob's image, command, args and env
+// in its `node` container; an MPI launcher run as a node gets the env too.
+void applyTrainerStep(json::object& rj, std::string_view ancestor, const TrainJobParts& tj) {
+    const bool isTrainer = ancestor == "trainer";
+    if (isTrainer) rj["replicas"] = 1;
+    if (!isTrainer && !(tj.launcherAsNode && sdk::getString(rj, "name").value_or("") == "node")) return;
+    auto& podSpec = ensurePath(rj, {"template", "spec", "template", "spec"});
+    json::object* node = findContainer(podSpec, "node");
+    if (!node || !tj.trainer) return;
+    if (isTrainer) {
+        if (auto img = sdk::getString(*tj.trainer, "image")) (*node)["image"] = *img;
+        if (const auto* cmd = sdk::getArray(*tj.trainer, "command")) (*node)["command"] = *cmd;
+        if (const auto* args = sdk::getArray(*tj.trainer, "args")) (*node)["args"] = *args;
+    }
+    if (tj.trainerEnv && !tj.trainerEnv->empty()) util::upsertAllByKey(ensureArray(*node, "env"), tj.trainerEnv, "name");
+}
+
+// Step 6: the scheduler's pod labels and annotations into every pod template.
+void applySchedulerMetadata(json::array& rjobs, const sdk::Info& info) {
+    const json::object* sched = info.objectMember("scheduler");
+    const json::object* podLabels = sched ? sdk::getObject(*sched, "podLabels") : nullptr;
+    const json::object* podAnnotations = sched ? sdk::getObject(*sched, "podAnnotations") : nullptr;
+    for (auto& v : rjobs) {
+        if (!v.is_object()) continue;
+        auto& podTemplate = ensurePath(v.as_object(), {"template", "spec", "template"});
+        mergeMap(podTemplate, "labels", podLabels);
+        mergeMap(podTemplate, "annotations", podAnnotations);
+    }
+}
+
+// Steps 3 and 8: the JobSet's name, namespace, labels, annotations and owner reference.
+json::object jobSetMetadata(const sdk::Info& info) {
+    json::object metadata{{"name", info.name()}, {"namespace", info.ns()}};
+    if (const auto* l = info.objectMember("labels"); l && !l->empty()) metadata["labels"] = *l;
+    if (const auto* a = info.objectMember("annotations"); a && !a->empty()) metadata["annotations"] = *a;
+    metadata["ownerReferences"] = json::array{sdk::controllerRef(info)};
+    return metadata;
+}
+
 }  // namespace
 
 std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx) {
@@ -88,71 +167,21 @@ std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx
                           std::to_string(podSets.size()) + " podSets");
         return std::nullopt;
     }
-
-    // 2. Positional merge of PodSets into the spec (§4.4).
-    for (size_t p = 0; p < podSets.size(); ++p) {
-        if (!podSets[p].is_object() || !rjobs[p].is_object()) continue;
-        const auto& ps = podSets[p].as_object();
-        auto& podSpec = ensurePath(rjobs[p].as_object(), {"template", "spec", "template", "spec"});
-        if (const auto* vols = sdk::getArray(ps, "volumes"); vols && !vols->empty())
-            util::upsertAllByKey(ensureArray(podSpec, "volumes"), vols, "name");
-        if (!mergeContainers(ensureArray(podSpec, "containers"), sdk::getArray(ps, "containers"), false)) {
-            ctx.error("", "podSet " + std::string(sdk::getString(ps, "name").value_or("")) +
-                              " has more containers than replicated job " +
-                              std::string(sdk::getString(rjobs[p].as_object(), "name").value_or("")));
-            return std::nullopt;
-        }
-        if (const auto* inits = sdk::getArray(ps, "initContainers"); inits && !inits->empty())
-            mergeContainers(ensureArray(podSpec, "initContainers"), inits, true);
-    }
+    if (!mergePodSets(rjobs, podSets, ctx)) return std::nullopt;
 
     const json::object& tjSpec = info.spec();
-    const json::object* initializer = sdk::getObject(tjSpec, "initializer");
     const json::object* trainer = info.trainer();
-    const json::array* trainerEnv = trainer ? sdk::getArray(*trainer, "env") : nullptr;
     const json::object* mpi = sdk::mlPolicyConfig(info, "mpi");
-    bool launcherAsNode = mpi && sdk::getBool(*mpi, "runLauncherAsNode").value_or(false);
-
+    const TrainJobParts tj{sdk::getObject(tjSpec, "initializer"), trainer, trainer ? sdk::getArray(*trainer, "env") : nullptr,
+                           mpi && sdk::getBool(*mpi, "runLauncherAsNode").value_or(false)};
     for (auto& v : rjobs) {
         if (!v.is_object()) continue;
         auto& rj = v.as_object();
-        auto ancestor = util::ancestorOf(rj);
-        auto name = sdk::getString(rj, "name").value_or("");
-
-        // 4. Initializer step.
-        for (auto const& step : kInitializers) {
-            if (ancestor != step.ancestor) continue;
-            rj["replicas"] = 1;
-            const json::object* cfg = initializer ? sdk::getObject(*initializer, step.member) : nullptr;
-            auto& podSpec = ensurePath(rj, {"template", "spec", "template", "spec"});
-            if (json::object* c = findContainer(podSpec, step.container); c && cfg) applyInitializer(*c, *cfg);
-        }
-
-        // 5. Trainer step.
-        bool isTrainer = ancestor == "trainer";
-        if (isTrainer) rj["replicas"] = 1;
-        if (!isTrainer && !(launcherAsNode && name == "node")) continue;
-        auto& podSpec = ensurePath(rj, {"template", "spec", "template", "spec"});
-        json::object* node = findContainer(podSpec, "node");
-        if (!node || !trainer) continue;
-        if (isTrainer) {
-            if (auto img = sdk::getString(*trainer, "image")) (*node)["image"] = *img;
-            if (const auto* cmd = sdk::getArray(*trainer, "command")) (*node)["command"] = *cmd;
-            if (const auto* args = sdk::getArray(*trainer, "args")) (*node)["args"] = *args;
-        }
-        if (trainerEnv && !trainerEnv->empty()) util::upsertAllByKey(ensureArray(*node, "env"), trainerEnv, "name");
+        const auto ancestor = util::ancestorOf(rj);
+        applyInitializerSteps(rj, ancestor, tj);
+        applyTrainerStep(rj, ancestor, tj);
     }
-
-    // 6. Scheduler pod labels/annotations into every pod template.
-    const json::object* sched = info.objectMember("scheduler");
-    const json::object* podLabels = sched ? sdk::getObject(*sched, "podLabels") : nullptr;
-    const json::object* podAnnotations = sched ? sdk::getObject(*sched, "podAnnotations") : nullptr;
-    for (auto& v : rjobs) {
-        if (!v.is_object()) continue;
-        auto& podTemplate = ensurePath(v.as_object(), {"template", "spec", "template"});
-        mergeMap(podTemplate, "labels", podLabels);
-        mergeMap(podTemplate, "annotations", podAnnotations);
-    }
+    applySchedulerMetadata(rjobs, info);
 
     // 7. suspend copied as-is (absent when the TrainJob has none).
     if (auto s = sdk::getBool(tjSpec, "suspend")) spec["suspend"] = *s;
@@ -162,17 +191,11 @@ std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx
     // empty list (a TrainJob's `command: []`, an empty PodSet list) is never emitted.
     util::dropEmptyLists(spec);
 
-    // 3 + 8. Metadata, owner reference.
-    json::object metadata{{"name", info.name()}, {"namespace", info.ns()}};
-    if (const auto* l = info.objectMember("labels"); l && !l->empty()) metadata["labels"] = *l;
-    if (const auto* a = info.objectMember("annotations"); a && !a->empty()) metadata["annotations"] = *a;
-    metadata["ownerReferences"] = json::array{sdk::controllerRef(info)};
-
     json::object jobSet;
     jobSet.reserve(4);
     jobSet["apiVersion"] = kApiVersion;
     jobSet["kind"] = kKind;
-    jobSet["metadata"] = std::move(metadata);
+    jobSet["metadata"] = jobSetMetadata(info);
     jobSet["spec"] = std::move(spec);
     return jobSet;
 }

@@ -24,9 +24,88 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace trainer::sdk {
+
+namespace quantity_detail {
+
+struct Suffix {
+    std::string_view text;
+    int decimalExp;   // power of ten (decimal suffixes)
+    int binaryExp;    // power of 1024 (binary suffixes), 0 for decimal
+};
+inline constexpr Suffix kSuffixes[] = {
+    {"", 0, 0},    {"n", -9, 0},  {"u", -6, 0},  {"m", -3, 0},  {"k", 3, 0},   {"M", 6, 0},   {"G", 9, 0},
+    {"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},  {"Ki", 0, 1},  {"Mi", 0, 2},  {"Gi", 0, 3},  {"Ti", 0, 4},
+    {"Pi", 0, 5},  {"Ei", 0, 6},
+};
+
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Multiplies `v` by `f` unless the product would reach `limit`.
+inline bool mulChecked(__int128& v, __int128 f, __int128 limit) {
+    if (v != 0 && f != 0 && v > limit / f) return false;
+    v *= f;
+    return v < limit;
+}
+
+// The signed decimal number a quantity starts with: its digits (integer part, then fraction),
+// how many of them are the fraction, and where the suffix begins.
+struct Mantissa {
+    bool negative = false;
+    std::string digits;
+    int fractionDigits = 0;
+    size_t end = 0;
+};
+
+// nullopt when `s` does not start with a number holding at least one digit.
+inline std::optional<Mantissa> scanMantissa(std::string_view s) {
+    Mantissa m;
+    size_t i = 0;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) m.negative = s[i++] == '-';
+    const size_t intStart = i;
+    while (i < s.size() && isDigit(s[i])) m.digits += s[i++];
+    bool sawDigits = i > intStart;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        const size_t fracStart = i;
+        while (i < s.size() && isDigit(s[i])) m.digits += s[i++];
+        m.fractionDigits = static_cast<int>(i - fracStart);
+        sawDigits = sawDigits || m.fractionDigits > 0;
+    }
+    if (!sawDigits) return std::nullopt;
+    m.end = i;
+    return m;
+}
+
+// What a suffix multiplies by: 10^decimal * 1024^binary.
+struct Exponents {
+    int decimal = 0;
+    int binary = 0;
+};
+
+// A known suffix (kSuffixes) or a decimal exponent, e/E followed by a signed integer; nullopt
+// for anything else.
+inline std::optional<Exponents> suffixExponents(std::string_view suffix) {
+    for (auto const& sfx : kSuffixes)
+        if (sfx.text == suffix) return Exponents{sfx.decimalExp, sfx.binaryExp};
+    if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) return std::nullopt;
+    const std::string_view e = suffix.substr(1);
+    size_t j = 0;
+    bool negative = false;
+    if (e[j] == '+' || e[j] == '-') negative = e[j++] == '-';
+    if (j >= e.size()) return std::nullopt;
+    int exp = 0;
+    for (; j < e.size(); ++j) {
+        if (!isDigit(e[j])) return std::nullopt;
+        if (exp < 100000) exp = exp * 10 + (e[j] - '0');
+    }
+    return Exponents{negative ? -exp : exp, 0};
+}
+
+}  // namespace quantity_detail
 
 // One Kubernetes quantity.
 class Quantity {
@@ -70,6 +149,14 @@ private:
     static constexpr Nano kLimit = static_cast<Nano>(1'000'000'000'000'000'000LL) * 1'000'000'000'000'000'000LL;  // 1e36 nano
 
     Quantity(Nano n, Format f) : nano_(n), format_(f) {}
+    // parse() after the scan: the number's value in nano-units, rounded up below 1n.
+    static std::optional<Quantity> fromParts(quantity_detail::Mantissa m, quantity_detail::Exponents e);
+    // For a negative scale: drops the mantissa's digits below one nano-unit (setting `sticky` when any was not
+    // zero) and adjusts `scale`; true when the whole value is below it (then it is +-1n).
+    static bool dropBelowNano(std::string& mantissa, long& scale, int binaryExp, bool& sticky);
+    // mantissa * 10^scale * 1024^binaryExp, plus 1n when `sticky` or when the division by a negative
+    // scale drops a non-zero remainder; nullopt at 1e27 units or more.
+    static std::optional<Nano> scaledValue(const std::string& mantissa, long scale, int binaryExp, bool sticky);
     static std::string digits(Nano v);
     // a+b or a*b, clamped to (-kLimit, kLimit) instead of overflowing.
     static Nano saturate(Nano a, Nano b, bool sum) {
@@ -84,108 +171,58 @@ private:
     Format format_ = Format::Unset;
 };
 
-namespace quantity_detail {
-
-struct Suffix {
-    std::string_view text;
-    int decimalExp;   // power of ten (decimal suffixes)
-    int binaryExp;    // power of 1024 (binary suffixes), 0 for decimal
-};
-inline constexpr Suffix kSuffixes[] = {
-    {"", 0, 0},    {"n", -9, 0},  {"u", -6, 0},  {"m", -3, 0},  {"k", 3, 0},   {"M", 6, 0},   {"G", 9, 0},
-    {"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},  {"Ki", 0, 1},  {"Mi", 0, 2},  {"Gi", 0, 3},  {"Ti", 0, 4},
-    {"Pi", 0, 5},  {"Ei", 0, 6},
-};
-
-inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Multiplies `v` by `f` unless the product would reach `limit`.
-inline bool mulChecked(Quantity::Nano& v, Quantity::Nano f, Quantity::Nano limit) {
-    if (v != 0 && f != 0 && v > limit / f) return false;
-    v *= f;
-    return v < limit;
-}
-
-}  // namespace quantity_detail
 
 inline std::optional<Quantity> Quantity::parse(std::string_view s) {
     using namespace quantity_detail;
-    size_t i = 0;
-    bool negative = false;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
-    std::string mantissa;  // all digits, integer part then fraction
-    int fractionDigits = 0;
-    size_t intStart = i;
-    while (i < s.size() && isDigit(s[i])) mantissa += s[i++];
-    bool sawDigits = i > intStart;
-    if (i < s.size() && s[i] == '.') {
-        ++i;
-        size_t fracStart = i;
-        while (i < s.size() && isDigit(s[i])) mantissa += s[i++];
-        fractionDigits = static_cast<int>(i - fracStart);
-        sawDigits = sawDigits || fractionDigits > 0;
-    }
-    if (!sawDigits) return std::nullopt;
+    auto mantissa = scanMantissa(s);
+    if (!mantissa) return std::nullopt;
+    auto exponents = suffixExponents(s.substr(mantissa->end));
+    if (!exponents) return std::nullopt;
+    return fromParts(std::move(*mantissa), *exponents);
+}
 
-    std::string_view suffix = s.substr(i);
-    int decimalExp = 0, binaryExp = 0;
-    bool known = false;
-    for (auto const& sfx : kSuffixes)
-        if (sfx.text == suffix) {
-            decimalExp = sfx.decimalExp;
-            binaryExp = sfx.binaryExp;
-            known = true;
-            break;
-        }
-    if (!known) {
-        // Decimal exponent: e/E followed by a signed integer.
-        if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) return std::nullopt;
-        std::string_view e = suffix.substr(1);
-        size_t j = 0;
-        bool eneg = false;
-        if (e[j] == '+' || e[j] == '-') eneg = e[j++] == '-';
-        if (j >= e.size()) return std::nullopt;
-        int exp = 0;
-        for (; j < e.size(); ++j) {
-            if (!isDigit(e[j])) return std::nullopt;
-            if (exp < 100000) exp = exp * 10 + (e[j] - '0');
-        }
-        decimalExp = eneg ? -exp : exp;
-    }
-
-    // Normalise the mantissa: drop leading zeros and trailing fraction zeros.
-    size_t lead = mantissa.find_first_not_of('0');
-    if (lead == std::string::npos) return Quantity(0, binaryExp ? Format::Binary : Format::Decimal);
+inline std::optional<Quantity> Quantity::fromParts(quantity_detail::Mantissa m, quantity_detail::Exponents e) {
+    const Format format = e.binary ? Format::Binary : Format::Decimal;
+    std::string& mantissa = m.digits;
+    // Normalise: drop leading zeros and trailing fraction zeros.
+    const size_t lead = mantissa.find_first_not_of('0');
+    if (lead == std::string::npos) return Quantity(0, format);
     mantissa.erase(0, lead);
-    while (fractionDigits > 0 && mantissa.back() == '0') {
+    while (m.fractionDigits > 0 && mantissa.back() == '0') {
         mantissa.pop_back();
-        --fractionDigits;
+        --m.fractionDigits;
     }
-    // value(nano) = mantissa * 10^scale * 1024^binaryExp
-    long scale = 9L - fractionDigits + decimalExp;
+    // value(nano) = mantissa * 10^scale * 1024^binary
+    long scale = 9L - m.fractionDigits + e.decimal;
     bool sticky = false;  // some non-zero digits were dropped: round up
-    if (scale < 0) {
-        long drop = -scale;
-        if (static_cast<long>(mantissa.size()) <= drop) {
-            // Below one nano-unit before the binary multiplier; keep enough digits to stay exact.
-            if (binaryExp == 0 || drop - static_cast<long>(mantissa.size()) > 30) {
-                Nano v = 1;
-                return Quantity(negative ? -v : v, binaryExp ? Format::Binary : Format::Decimal);
-            }
-        }
-        while (binaryExp != 0 && drop > 37 && mantissa.size() > 1) {
-            sticky = sticky || mantissa.back() != '0';
-            mantissa.pop_back();
-            --drop;
-            ++scale;
-        }
-        if (binaryExp != 0 && drop > 37) return Quantity(negative ? -1 : 1, Format::Binary);
-        if (binaryExp == 0) {
-            sticky = mantissa.find_first_not_of('0', mantissa.size() - drop) != std::string::npos;
-            mantissa.erase(mantissa.size() - drop);
-            scale = 0;
-        }
+    if (scale < 0 && dropBelowNano(mantissa, scale, e.binary, sticky)) return Quantity(m.negative ? -1 : 1, format);
+    auto v = scaledValue(mantissa, scale, e.binary, sticky);
+    if (!v) return std::nullopt;
+    return Quantity(m.negative ? -*v : *v, format);
+}
+
+inline bool Quantity::dropBelowNano(std::string& mantissa, long& scale, int binaryExp, bool& sticky) {
+    long drop = -scale;
+    // Below one nano-unit before the binary multiplier; keep enough digits to stay exact.
+    if (static_cast<long>(mantissa.size()) <= drop && (binaryExp == 0 || drop - static_cast<long>(mantissa.size()) > 30))
+        return true;
+    while (binaryExp != 0 && drop > 37 && mantissa.size() > 1) {
+        sticky = sticky || mantissa.back() != '0';
+        mantissa.pop_back();
+        --drop;
+        ++scale;
     }
+    if (binaryExp != 0 && drop > 37) return true;
+    if (binaryExp == 0) {
+        sticky = mantissa.find_first_not_of('0', mantissa.size() - drop) != std::string::npos;
+        mantissa.erase(mantissa.size() - drop);
+        scale = 0;
+    }
+    return false;
+}
+
+inline std::optional<Quantity::Nano> Quantity::scaledValue(const std::string& mantissa, long scale, int binaryExp, bool sticky) {
+    using quantity_detail::mulChecked;
     if (mantissa.size() > 38) return std::nullopt;
     Nano v = 0;
     for (char c : mantissa)
@@ -203,7 +240,7 @@ inline std::optional<Quantity> Quantity::parse(std::string_view s) {
     }
     if (sticky) ++v;
     if (v >= kLimit) return std::nullopt;
-    return Quantity(negative ? -v : v, binaryExp ? Format::Binary : Format::Decimal);
+    return v;
 }
 
 inline std::optional<Quantity> Quantity::fromJson(const boost::json::value& v) {
