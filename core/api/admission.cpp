@@ -38,7 +38,9 @@ constexpr std::array<Ancestor, 3> kAncestors{{
     {"trainer", "node"},
 }};
 
-// §9.3: replicas == 1 and the required container for every ancestor replicated job.
+// replicas == 1 and the required container for every ancestor replicated job, as upstream's
+// validateReplicatedJobs in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/webhooks/trainingruntime_webhook.go.
 void validateReplicatedJobs(const json::object& runtime, Diagnostics& d) {
     auto spec = objAt(runtime, "spec");
     auto tmpl = spec ? objAt(*spec, "template") : nullptr;

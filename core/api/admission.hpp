@@ -1,5 +1,8 @@
-// Admission for the trainer API (spec §9): what the CRD schema and the trainer webhooks accept,
+// Admission for the trainer API: what the CRD schema and the trainer webhooks accept,
 // the mutating webhook's patch-time stamping, the runtime registry key, and the CLI's resource names.
+// Upstream: the webhooks in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/webhooks/trainjob_webhook.go
+// (and trainingruntime_webhook.go, clustertrainingruntime_webhook.go beside it).
 #pragma once
 
 #include "core/api/errors.hpp"
@@ -22,15 +25,18 @@ inline constexpr std::string_view kDeprecationPolicyUrl =
 
 // Validates a TrainingRuntime / ClusterTrainingRuntime as the API server would on CREATE
 // (isCreate) or UPDATE (oldObj = stored object): CRD schema + CEL (validateSchema, always), then
-// the runtime webhook (§9.3) unless labelled trainer.kubeflow.org/webhook-validation: disabled.
+// the runtime webhook (trainingruntime_webhook.go validateReplicatedJobs) unless labelled
+// trainer.kubeflow.org/webhook-validation: disabled.
 // Expects defaults already applied (applyDefaults), as the API server does before validating.
 Diagnostics validateRuntime(const json::object& runtime, bool isCreate, const json::object* oldObj);
 
-// TrainJob webhook steps 1-3 (§9.2): known registry key, live runtime exists (exact upstream
-// messages, incl. the `spec.RuntimeRef` path quirk), deprecated ClusterTrainingRuntime warning.
+// The TrainJob webhook's checks before the plugins (trainjob_webhook.go ValidateCreate/ValidateUpdate,
+// then ValidateObjects of pkg/runtime/core/trainingruntime.go and clustertrainingruntime.go): known
+// registry key, live runtime exists (exact upstream messages, incl. the `spec.RuntimeRef` path quirk),
+// deprecated ClusterTrainingRuntime warning.
 Diagnostics validateTrainJobRef(const json::object& trainJob, const ClusterReader& cluster);
 
-// Mutating webhook (§9.1): stamps spec.runtimePatches[].time with `nowRfc3339`
+// Mutating webhook (trainjob_webhook.go Default): stamps spec.runtimePatches[].time with `nowRfc3339`
 // (oldTrainJob = nullptr on CREATE).
 void stampRuntimePatchTimes(json::object& trainJob, const json::object* oldTrainJob, std::string_view nowRfc3339);
 

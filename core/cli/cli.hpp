@@ -1,4 +1,4 @@
-// The command line (DESIGN §5): one table of subcommands, each with its flags; parsing,
+// The command line (README.md "Command line"): one table of subcommands, each with its flags; parsing,
 // --help, --version and suggestions for unknown commands and flags.
 #pragma once
 

@@ -1,4 +1,4 @@
-// render, validate and plugins: the pipeline on files (DESIGN §5).
+// render, validate and plugins: the pipeline on files (README.md "Command line").
 #include "core/api/admission.hpp"
 #include "core/api/schema.hpp"
 #include "core/cli/cli.hpp"

@@ -1,6 +1,7 @@
-// Where `run` keeps its objects (DESIGN "Two modes, one reconcile path"): the embedded SQLite
-// store with its Kubernetes API, or a cluster's API server through informers. The controller,
-// the pipeline, the plugins and the webhooks see only the Store either gives.
+// Where `run` keeps its objects (two modes, one reconcile path: README.md "Running the operator" and
+// "Run on a cluster"): the embedded SQLite store with its Kubernetes API, or a cluster's API server
+// through informers. The controller, the pipeline, the plugins and the webhooks see only the Store
+// either gives.
 #pragma once
 
 #include "core/cli/cli.hpp"

@@ -1,6 +1,8 @@
-// The TrainJob reconciler (spec §7) and the runtime reconcilers that only drop the legacy
-// finalizer. One reconcile reads the store, runs the plugin pipeline, applies the children
-// with field manager "trainer" and writes status only when it changed.
+// The TrainJob reconciler (upstream Reconcile in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/controller/trainjob_controller.go)
+// and the runtime reconcilers that only drop the legacy finalizer (trainingruntime_controller.go,
+// clustertrainingruntime_controller.go beside it). One reconcile reads the store, runs the plugin
+// pipeline, applies the children with field manager "trainer" and writes status only when it changed.
 //
 // Deliberate difference from upstream: where upstream leaves status empty (runtime missing,
 // plugin or build error), the TrainJob gets condition `Created=False` with reason

@@ -1,8 +1,9 @@
-// The pipeline over loaded plugins (DESIGN §4, spec §4.3): admission through CustomValidation,
-// the build phases EnforceMLPolicy → EnforcePodGroupPolicy → EnforcePodSpec →
-// PreComponentBuilder → ComponentBuilder, and TrainJobStatus. Plugins run in registry order
-// (priority, then name); within a phase every plugin sees Info as it was when the phase
-// began, and its edits are applied when it returns.
+// The pipeline over loaded plugins (README.md "The pipeline"; upstream's Run*Plugins in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/core/framework.go):
+// admission through CustomValidation, the build phases EnforceMLPolicy → EnforcePodGroupPolicy →
+// EnforcePodSpec → PreComponentBuilder → ComponentBuilder, and TrainJobStatus. Plugins run in
+// registry order (priority, then name); within a phase every plugin sees Info as it was when the
+// phase began, and its edits are applied when it returns.
 #pragma once
 
 #include "core/api/errors.hpp"

@@ -26,7 +26,9 @@ constexpr std::string_view kSnapshotKey = "runtime";
 constexpr std::string_view kQuantityMessage =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
-// The runtime kinds of the registry (spec §3) and their Kubernetes NotFound texts.
+// The runtime kinds of the registry (upstream NewRuntimeRegistry in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/core/registry.go)
+// and their Kubernetes NotFound texts.
 struct RuntimeKind {
     std::string_view kind;
     std::string_view resource;
@@ -487,8 +489,9 @@ json::value mergedJobSetSpec(Reporter& rt, Reporter& tj, const json::object* tem
 struct NodeResources {
     const json::value* resourcesPerNode = nullptr;  // spec.trainer.resourcesPerNode
     const json::object* mlPolicy = nullptr;
-    // Spec §4.2 step 4(b): an ML policy that runs its launcher as a node (`runLauncherAsNode:
-    // true` in the policy's configuration) also gets the trainer resources on its `node` job.
+    // Step 4 (b) of buildInfo (info_builder.hpp; upstream newRuntimeInfo, trainingruntime.go beside
+    // registry.go): an ML policy that runs its launcher as a node (`runLauncherAsNode: true` in the
+    // policy's configuration) also gets the trainer resources on its `node` job.
     bool launcherAsNode = false;
 };
 

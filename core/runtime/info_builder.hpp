@@ -1,4 +1,8 @@
-// Runtime lookup (spec §3, §10) and the Info document v1 (sdk/docs/info.md, spec §4.1, §4.2).
+// Runtime lookup (registry key, snapshot first) and the Info document v1 (sdk/docs/info.md).
+// Upstream: newRuntimeInfo and the lookup in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/core/trainingruntime.go
+// (clustertrainingruntime.go, registry.go and snapshot.go beside it); Info and PodSet in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/runtime.go.
 #pragma once
 
 #include "core/api/errors.hpp"
@@ -31,13 +35,14 @@ std::string runtimeSnapshotName(const json::object& trainJob);
 std::shared_ptr<const json::object> resolveRuntime(const json::object& trainJob, const ClusterReader& cluster,
                                                    Diagnostics& diag, bool useSnapshot, bool* snapshotFound = nullptr);
 
-// The ConfigMap `<job>-runtime-snapshot` (§10): TrainJob controller owner reference,
-// data.runtime = YAML of the whole runtime object.
+// The ConfigMap `<job>-runtime-snapshot` (snapshot.go createRuntimeSnapshot): TrainJob controller
+// owner reference, data.runtime = YAML of the whole runtime object.
 json::object runtimeSnapshot(const json::object& trainJob, const json::object& runtime);
 
-// The Info document v1 for one reconcile (§4.2): labels/annotations, runtime patches applied by
-// strategic merge, apply-config zero values dropped, counts, resourcesPerNode merge, PodSets
-// with singlePodRequests. Malformed fields become errors with field paths; never throws.
+// The Info document v1 for one reconcile, in the steps of upstream's newRuntimeInfo
+// (trainingruntime.go): 1 labels/annotations, 2 runtime patches applied by strategic merge,
+// 3 apply-config zero values dropped, 4 counts, resourcesPerNode merge, PodSets with
+// singlePodRequests, 5 the Info. Malformed fields become errors with field paths; never throws.
 json::object buildInfo(const json::object& trainJob, const json::object& runtime, Diagnostics& diag);
 
 // Kubernetes "pod requests" of a pod spec: containers summed, init containers by the sidecar

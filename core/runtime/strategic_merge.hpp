@@ -1,5 +1,6 @@
 // Kubernetes strategic merge patch (SMP) over JSON against a Go type's patch metadata, as
-// upstream applies runtime patches to the JobSetSpec (spec §4.2 step 2).
+// upstream applies runtime patches to the JobSetSpec (mergeRuntimePatches in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/core/trainingruntime.go).
 #pragma once
 
 #include "core/api/errors.hpp"

@@ -22,7 +22,8 @@ namespace trainer::core::server {
 
 namespace json = boost::json;
 
-// Upstream's webhook paths and names (spec §9).
+// Upstream's webhook paths and names (the +kubebuilder:webhook markers of the files in
+// https://github.com/kubeflow/trainer/tree/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/webhooks).
 inline constexpr std::string_view kValidateTrainJobPath = "/validate-trainer-kubeflow-org-v1alpha1-trainjob";
 inline constexpr std::string_view kValidateTrainingRuntimePath = "/validate-trainer-kubeflow-org-v1alpha1-trainingruntime";
 inline constexpr std::string_view kValidateClusterTrainingRuntimePath =

@@ -1,5 +1,6 @@
-// The coscheduling pod-group backend (spec §5.4): labels every pod with
-// scheduling.x-k8s.io/pod-group=<job> and builds the scheduler-plugins PodGroup.
+// The coscheduling pod-group backend (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/coscheduling/coscheduling.go):
+// labels every pod with scheduling.x-k8s.io/pod-group=<job> and builds the scheduler-plugins PodGroup.
 #pragma once
 
 #include <trainer/plugin.hpp>

@@ -1,5 +1,6 @@
-// The Flux ML policy (upstream pkg/runtime/framework/plugins/flux/flux.go, spec §5): wraps the
-// trainer command into the Flux entrypoint, adds the flux-installer init container with its
+// The Flux ML policy (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/flux/flux.go):
+// wraps the trainer command into the Flux entrypoint, adds the flux-installer init container with its
 // volumes and mounts, and builds the `<job>-flux-entrypoint` ConfigMap and the
 // `<job>-flux-curve` Secret. Also does PlainML's part for its runtimes (count from numNodes,
 // trainer env), because the default ML policy does not run when an mlPolicy member is set.

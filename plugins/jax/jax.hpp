@@ -1,5 +1,7 @@
-// The JAX ML policy (spec §5.6): trainer count from numNodes and, with spec.trainer, the JAX
-// distributed env and port 29500 on the trainer `node` container.
+// The JAX ML policy (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jax/jax.go):
+// trainer count from numNodes and, with spec.trainer, the JAX distributed env and port 29500 on the
+// trainer `node` container.
 #pragma once
 
 #include <trainer/plugin.hpp>

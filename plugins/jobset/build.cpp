@@ -1,4 +1,6 @@
-// ComponentBuilder: Info merged back into the runtime's JobSet spec (spec §4.4, §5.5 Build).
+// ComponentBuilder: Info merged back into the runtime's JobSet spec (upstream Build in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go
+// and builder.go beside it).
 #include "jobset.hpp"
 #include "json_util.hpp"
 
@@ -13,7 +15,7 @@ using util::ensureArray;
 using util::ensureObject;
 using util::ensurePath;
 
-// Positional merge of one PodSet container list into the template's (§4.4).
+// Positional merge of one PodSet container list into the template's (jobset.go Build).
 // Returns false when the template has fewer regular containers than the PodSet.
 bool mergeContainers(json::array& target, const json::array* source, bool appendMissing) {
     if (!source) return true;
@@ -59,7 +61,7 @@ constexpr std::array<InitializerStep, 2> kInitializers = {{
     {"model-initializer", "model-initializer", "model"},
 }};
 
-// §5.5 Build step 4: STORAGE_URI, env and envFrom secretRef into the initializer container.
+// builder.go Initializer: STORAGE_URI, env and envFrom secretRef into the initializer container.
 void applyInitializer(json::object& container, const json::object& cfg) {
     if (auto uri = sdk::getString(cfg, "storageUri"))
         util::upsertByKey(ensureArray(container, "env"), json::object{{"name", "STORAGE_URI"}, {"value", *uri}}, "name");

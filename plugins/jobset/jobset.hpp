@@ -1,5 +1,7 @@
-// The JobSet plugin (upstream jobset.go + builder.go, spec §4.4, §5.5): admission checks,
-// pod endpoints and parallelism, the JobSet object, and TrainJob status from the JobSet.
+// The JobSet plugin (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go
+// and builder.go beside it): admission checks, pod endpoints and parallelism, the JobSet object, and
+// TrainJob status from the JobSet.
 #pragma once
 
 #include <trainer/plugin.hpp>
@@ -27,7 +29,7 @@ public:
     JobSet(const json::object& config, sdk::Context& ctx);
     static sdk::PluginMeta meta();
 
-    // Initializer, runtimePatches and update rules (spec §5.5 Validate).
+    // Initializer, runtimePatches and update rules (jobset.go Validate).
     void validate(const sdk::Info& info, sdk::Context& ctx) override;
     // Endpoints into /podSets/<n>/endpoints; parallelism = completions = count.
     void preBuild(const sdk::Info& info, sdk::Edits& edits, sdk::Context& ctx) override;
@@ -37,7 +39,7 @@ public:
     std::optional<json::object> status(const json::object& trainJob, sdk::Context& ctx) override;
 };
 
-// The JobSet object for `info` (spec §5.5 Build steps 2-8), without the skip rule.
+// The JobSet object for `info` (what jobset.go Build makes with builder.go), without the skip rule.
 // nullopt after ctx.error when Info and the template disagree.
 std::optional<json::object> buildJobSet(const sdk::Info& info, sdk::Context& ctx);
 

@@ -1,4 +1,7 @@
-// TrainJobStatus: JobSet conditions and replicated job counts → TrainJob status (spec §5.5, §8).
+// TrainJobStatus: JobSet conditions and replicated job counts → TrainJob status (upstream Status in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go;
+// the condition types and reasons in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/apis/trainer/v1alpha1/trainjob_types.go).
 #include "jobset.hpp"
 #include "json_util.hpp"
 

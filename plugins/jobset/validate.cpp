@@ -1,4 +1,5 @@
-// CustomValidation: spec §5.5 Validate (initializers, runtimePatches, update rules).
+// CustomValidation: upstream Validate (initializers, runtimePatches, update rules) in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go.
 #include "jobset.hpp"
 #include "json_util.hpp"
 

@@ -1,5 +1,6 @@
-// The MPI ML policy (upstream pkg/runtime/framework/plugins/mpi, spec §5.3): node counts,
-// slots, SSH/hostfile volumes and OpenMPI env on the launcher, and the SSH Secret and
+// The MPI ML policy (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/mpi/mpi.go):
+// node counts, slots, SSH/hostfile volumes and OpenMPI env on the launcher, and the SSH Secret and
 // hostfile ConfigMap objects. Stateless: every value is recomputed from the Info.
 #pragma once
 
@@ -16,7 +17,8 @@ namespace trainer::plugins::mpi {
 
 namespace json = boost::json;
 
-// Names that reach the output (spec §2).
+// Names that reach the output (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/constants/constants.go).
 inline constexpr std::string_view kNode = "node";
 inline constexpr std::string_view kLauncher = "launcher";
 inline constexpr std::string_view kOpenMPI = "OpenMPI";
@@ -51,7 +53,7 @@ struct MpiPolicy {
 // The mpi policy of the Info's runtime, or nullopt when the runtime has none.
 std::optional<MpiPolicy> readPolicy(const sdk::Info& info);
 
-// Slots per node (spec §5.3 step 2): trainer.numProcPerNode, else the runtime value, which a
+// Slots per node (mpi.go EnforceMLPolicy): trainer.numProcPerNode, else the runtime value, which a
 // GPU count > 1 (sdk::gpuCount of sdk::effectiveResources) replaces when it is 1.
 int64_t slotsPerNode(const sdk::Info& info, const MpiPolicy& policy);
 

@@ -33,7 +33,8 @@ void PlainML::enforceMLPolicy(const sdk::Info& info, sdk::Edits& edits, sdk::Con
     if (!trainerPS) return;
     auto psName = sdk::getString(*trainerPS, "name").value_or("");
 
-    // No max(…,1) here: numNodes 0 propagates (spec §13.7).
+    // No max(…,1) here: numNodes 0 propagates, as in upstream's EnforceMLPolicy
+    // (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/plainml/plainml.go).
     if (auto n = sdk::getInt(*trainer, "numNodes")) edits.setCount(psName, *n);
 
     if (!sdk::Info::container(*trainerPS, kNodeContainer)) return;

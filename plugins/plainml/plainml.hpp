@@ -1,4 +1,6 @@
-// The default ML policy (upstream plainml.go, spec §5.1): trainer node count and env.
+// The default ML policy (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/plainml/plainml.go):
+// trainer node count and env.
 #pragma once
 
 #include <trainer/plugin.hpp>

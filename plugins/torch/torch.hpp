@@ -1,5 +1,7 @@
-// The torch ML policy (spec §5.2): PET_* env for torchrun, torchtune command rewriting,
-// envInjection targets, and the torch admission checks.
+// The torch ML policy (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/torch/torch.go
+// and torchtune.go beside it): PET_* env for torchrun, torchtune command rewriting, envInjection
+// targets, and the torch admission checks.
 #pragma once
 
 #include <trainer/plugin.hpp>
@@ -17,13 +19,15 @@ namespace trainer::plugins::torch {
 
 namespace json = boost::json;
 
-// The shared resource arithmetic (§5.2 steps 3-5), from <trainer/resources.hpp>.
+// The shared resource arithmetic (torch.go EnforceMLPolicy's resources, GPU and CPU counts), from
+// <trainer/resources.hpp>.
 using sdk::ceilQuantity;
 using sdk::cpuCount;
 using sdk::effectiveResources;
 using sdk::gpuCount;
 
-// Upstream constants (spec §2).
+// Upstream constants
+// (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/constants/constants.go).
 inline constexpr std::string_view kEnvNumNodes = "PET_NNODES";
 inline constexpr std::string_view kEnvNumProcPerNode = "PET_NPROC_PER_NODE";
 inline constexpr std::string_view kEnvNodeRank = "PET_NODE_RANK";
@@ -44,7 +48,7 @@ struct NumProcPerNode {
 
 // TrainJob numProcPerNode, else "auto" (a non-integer value counts as unset).
 NumProcPerNode jobNumProcPerNode(const json::object* trainer);
-// §5.2 steps 2-5: TrainJob numProcPerNode, else "auto"; "auto" without GPUs becomes
+// torch.go EnforceMLPolicy: TrainJob numProcPerNode, else "auto"; "auto" without GPUs becomes
 // max(1, ceil(cpu)) of `resources`; `gpu` is the GPU count of the same resources.
 NumProcPerNode resolveNumProcPerNode(const json::object* trainer, const json::object* resources, int64_t gpu);
 
@@ -67,7 +71,7 @@ struct RecipeAndConfig {
     std::string recipe;
     std::string config;
 };
-// Recipe and config name (§5.2 torchtune table).
+// Recipe and config name (torchtune.go getRecipeAndConfig).
 RecipeAndConfig recipeAndConfig(int64_t numNodes, const NumProcPerNode& nproc, int64_t gpu, std::string_view model,
                                 const json::array* args);
 // Whether `--rdzv_endpoint` is added.
@@ -80,7 +84,7 @@ std::vector<std::string> immutableOverrides(const sdk::Info& info);
 // The full torchtune command: ["tune","run"] + rdzv? + recipe, "--config", config + overrides.
 json::array torchTuneCommand(const sdk::Info& info, int64_t numNodes, const NumProcPerNode& nproc, int64_t gpu);
 
-// Models torchtune supports, recipes and config suffixes (spec §2).
+// Models torchtune supports, recipes and config suffixes (upstream constants.go).
 inline constexpr std::string_view kModelLlama32_1B = "llama3_2/1B";
 inline constexpr std::string_view kModelLlama32_3B = "llama3_2/3B";
 inline constexpr std::string_view kModelLlama33_70B = "llama3_3/70B";

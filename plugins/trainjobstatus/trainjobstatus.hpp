@@ -1,6 +1,6 @@
 // The TrainJobStatus plugin (upstream
-// https://github.com/kubeflow/trainer/blob/master/pkg/runtime/framework/plugins/trainjobstatus/trainjobstatus.go,
-// spec §5): behind feature gate TrainJobStatus, every container of the trainer PodSet gets the
+// https://github.com/kubeflow/trainer/blob/master/pkg/runtime/framework/plugins/trainjobstatus/trainjobstatus.go):
+// behind feature gate TrainJobStatus, every container of the trainer PodSet gets the
 // status server's URL, its CA certificate and a projected service-account token, and the
 // ConfigMap `<job>-tls-config` carries that CA certificate. The operator's identity comes from
 // Info.operator (<trainer/operator.hpp>). Stateless.

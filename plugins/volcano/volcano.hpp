@@ -1,6 +1,8 @@
-// The Volcano pod-group backend (spec §5.6): annotates every pod with
-// scheduling.k8s.io/group-name=<job>, builds a scheduling.volcano.sh/v1beta1 PodGroup and
-// validates the queue name and PriorityClass at admission. Built against the installed SDK only.
+// The Volcano pod-group backend (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/volcano/volcano.go):
+// annotates every pod with scheduling.k8s.io/group-name=<job>, builds a scheduling.volcano.sh/v1beta1
+// PodGroup and validates the queue name and PriorityClass at admission. Built against the installed
+// SDK only.
 #pragma once
 
 #include <trainer/plugin.hpp>

@@ -1,6 +1,8 @@
-// The XGBoost ML policy (spec §5.6): DMLC_* tracker env and port 29500 on the trainer `node`
-// container, plus PlainML's duties for its runtimes (count from numNodes, trainer.env),
-// because the default PlainML plugin does not run when an mlPolicy member is set.
+// The XGBoost ML policy (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/xgboost/xgboost.go):
+// DMLC_* tracker env and port 29500 on the trainer `node` container, plus PlainML's duties for its
+// runtimes (count from numNodes, trainer.env), because the default PlainML plugin does not run when
+// an mlPolicy member is set.
 #pragma once
 
 #include <trainer/plugin.hpp>

@@ -508,7 +508,9 @@ private:
     Context& ctx_;
 };
 
-// The TrainJob controller owner reference every built object carries (spec §2).
+// The TrainJob controller owner reference every built object carries (as upstream's builders set it,
+// e.g. Build in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go).
 inline json::object controllerRef(const Info& info) {
     return json::object{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
                         {"kind", "TrainJob"},

@@ -1,5 +1,7 @@
-// Gang-scheduling helpers pod-group backends share (spec §5.4, §5.6): the PodGroup sums
-// minMember = Σ PodSet.count and minResources = Σ singlePodRequests × count, the
+// Gang-scheduling helpers pod-group backends share, as upstream's two backends do them
+// (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/coscheduling/coscheduling.go,
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/volcano/volcano.go):
+// the PodGroup sums minMember = Σ PodSet.count and minResources = Σ singlePodRequests × count, the
 // "exists and not suspended → skip" rule, the PodGroup object frame and the backend watches.
 // Header-only; no exceptions.
 #pragma once
@@ -126,9 +128,10 @@ inline json::object podGroupObject(const Info& info, std::string_view apiVersion
     };
 }
 
-// The watches every pod-group backend declares (spec §5.4): its own PodGroups (owned), any
-// LimitRange (suspended TrainJobs of that namespace), a RuntimeClass (suspended TrainJobs whose
-// runtime names it). `apiVersion` and `kind` must outlive the plugin (string literals).
+// The watches every pod-group backend declares (coscheduling.go ReconcilerBuilders): its own
+// PodGroups (owned), any LimitRange (suspended TrainJobs of that namespace), a RuntimeClass
+// (suspended TrainJobs whose runtime names it). `apiVersion` and `kind` must outlive the plugin
+// (string literals).
 inline std::vector<Watch> podGroupWatches(const char* apiVersion, const char* kind = "PodGroup") {
     return {{apiVersion, kind, TRN_WATCH_OWNED, nullptr},
             {"v1", "LimitRange", TRN_WATCH_SUSPENDED_IN_NAMESPACE, nullptr},

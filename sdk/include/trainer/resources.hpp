@@ -1,6 +1,10 @@
-// Resource helpers ML policies share (spec §5.2 steps 3-5, §5.3 step 2, §5.6): Kubernetes
-// quantities rounded up to integers, GPU and CPU counts of a ResourceRequirements object, and
-// the trainer resources a policy sizes itself by. Header-only; no exceptions; never negative.
+// Resource helpers ML policies share, as upstream's torch, mpi and xgboost EnforceMLPolicy use them
+// (GetNumGPUPerNode and ExtractResourcePerNodeFromRuntime in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/runtime.go;
+// getNumCPUPerNode in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/torch/torch.go):
+// Kubernetes quantities rounded up to integers, GPU and CPU counts of a ResourceRequirements object,
+// and the trainer resources a policy sizes itself by. Header-only; no exceptions; never negative.
 #pragma once
 
 #include <trainer/plugin.hpp>
@@ -83,7 +87,8 @@ inline const json::object* runtimeTrainerResources(const Info& info) {
 }
 
 // The resources a policy sizes by: TrainJob `spec.trainer.resourcesPerNode` when set (used
-// wholesale, not merged; spec §13.6), else runtimeTrainerResources(); nullptr if neither.
+// wholesale, not merged, as torch.go and mpi.go EnforceMLPolicy do), else runtimeTrainerResources();
+// nullptr if neither.
 inline const json::object* effectiveResources(const Info& info) {
     if (auto* t = info.trainer())
         if (auto* r = getObject(*t, "resourcesPerNode")) return r;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DESIGN §2: core/ never names a plugin (in code, strings or includes). Whole lowercase words,
+# core/ never names a plugin (in code, strings or includes; README.md "Layout"). Whole lowercase words,
 # so the JobSet *API type* the runtime CRD embeds (JobSetSpec) is not a match. The JobSet API's
 # own names are Kubernetes data the local executor executes (core/executor), not the plugin:
 # the group `jobset.x-k8s.io` and the label/annotation domain `jobset.sigs.k8s.io/<key>` are

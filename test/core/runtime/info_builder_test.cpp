@@ -96,7 +96,9 @@ bool subset(const json::value& want, const json::value* got, std::string_view fi
     return want == *got;
 }
 
-// A minimal torch-like runtime (spec §6) with the ancestor jobs dataset, model and node.
+// A minimal torch-like runtime (as upstream's torch cases of TestTrainingRuntimeNewObjects in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/core/trainingruntime_test.go)
+// with the ancestor jobs dataset, model and node.
 constexpr std::string_view kTorchRuntime = R"({
   "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
   "metadata": {"name": "torch", "namespace": "default"},

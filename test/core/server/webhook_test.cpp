@@ -30,7 +30,8 @@ AdmissionResponse validateTrainJob(const AdmissionRequest& req) {
     return AdmissionResponse::allow(warnings);
 }
 
-// Stamps spec.runtimePatches[].time where missing (spec §9.1).
+// Stamps spec.runtimePatches[].time where missing (as upstream's TrainJobDefaulter.Default in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/webhooks/trainjob_webhook.go).
 AdmissionResponse mutateTrainJob(const AdmissionRequest& req) {
     json::value mutated = req.object;
     if (auto* spec = mutated.as_object().if_contains("spec"))

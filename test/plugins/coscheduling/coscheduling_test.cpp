@@ -57,7 +57,8 @@ BOOST_AUTO_TEST_CASE(case10_golden_podgroup) {
       "spec": {"minMember": 102, "minResources": {"cpu": "102"}, "scheduleTimeoutSeconds": 120}
     })");
     BOOST_TEST(json::serialize(out[0]) == json::serialize(expected));
-    // No labels on the PodGroup (spec §5.4).
+    // No labels on the PodGroup: upstream's Build sets none
+    // (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/coscheduling/coscheduling.go).
     BOOST_TEST(!out[0].as_object().at("metadata").as_object().contains("labels"));
 }
 

@@ -37,7 +37,7 @@ BOOST_AUTO_TEST_CASE(descriptor_of_the_built_module) {
                                                      "kind:scheduling.x-k8s.io/v1alpha1/PodGroup"};
     BOOST_TEST(claims == expectedClaims, boost::test_tools::per_element());
 
-    // Exactly the extension points of spec §4.3's table.
+    // Exactly the extension points of README.md's "The shipped plugins" table.
     BOOST_TEST(d->enforce_pod_group_policy != nullptr);
     BOOST_TEST(d->component_builder != nullptr);
     BOOST_TEST(d->watch_extension != nullptr);

@@ -1,4 +1,6 @@
-// PreComponentBuilder and ComponentBuilder of the jobset plugin (spec §4.4, §5.5, §6).
+// PreComponentBuilder and ComponentBuilder of the jobset plugin (upstream PreBuildSync and Build in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go,
+// builder.go beside it; the worked example of fixtures.hpp).
 #define BOOST_TEST_MODULE jobset_test
 #include <boost/test/unit_test.hpp>
 

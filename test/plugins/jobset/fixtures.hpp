@@ -23,8 +23,10 @@ using trainer::plugins::jobset::JobSet;
 
 inline json::object obj(std::string_view text) { return json::parse(text).as_object(); }
 
-// The §6 worked example's TrainJob and runtime (spec §6): a torch runtime with two initializers
-// and 100 trainer nodes.
+// The worked example's TrainJob and runtime (upstream's
+// TestTrainingRuntimeNewObjects, case "succeeded to build JobSet with Torch values from the Runtime and envs." in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/core/trainingruntime_test.go):
+// a torch runtime with two initializers and 100 trainer nodes.
 inline json::object workedExampleTrainJob() {
     return obj(R"({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
     "metadata": {"name": "test-job", "namespace": "default", "uid": "uid"},

@@ -1,4 +1,7 @@
-// TrainJobStatus of the jobset plugin (spec §5.5 Status, §8).
+// TrainJobStatus of the jobset plugin (upstream Status in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go;
+// the condition types and reasons in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/apis/trainer/v1alpha1/trainjob_types.go).
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.hpp"

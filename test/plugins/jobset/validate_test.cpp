@@ -1,4 +1,5 @@
-// CustomValidation of the jobset plugin: every message and path of spec §5.5 Validate.
+// CustomValidation of the jobset plugin: every message and path of upstream's Validate in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/jobset/jobset.go.
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.hpp"

@@ -217,7 +217,9 @@ BOOST_AUTO_TEST_CASE(run_launcher_as_node_counts_and_hostfile) {
         {3, 2,
          "test-job-launcher-0-0.test-job slots=8\ntest-job-node-0-0.test-job slots=8\n"
          "test-job-node-0-1.test-job slots=8\n"},
-        // numNodes 1 still yields two pods: launcher + 1 node (spec §13 item 8).
+        // numNodes 1 still yields two pods: launcher + 1 node (upstream's max(numNodes - 1, 1) in
+        // EnforceMLPolicy,
+        // https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/mpi/mpi.go).
         {1, 1, "test-job-launcher-0-0.test-job slots=8\ntest-job-node-0-0.test-job slots=8\n"},
         {2, 1, "test-job-launcher-0-0.test-job slots=8\ntest-job-node-0-0.test-job slots=8\n"},
     };

@@ -1,5 +1,6 @@
-// The plainml plugin: EnforceMLPolicy edits (spec §5.1), the Info they make on the real host,
-// and its ABI descriptor.
+// The plainml plugin: EnforceMLPolicy edits (upstream
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/plainml/plainml.go),
+// the Info they make on the real host, and its ABI descriptor.
 #define BOOST_TEST_MODULE plainml_test
 #include <boost/test/unit_test.hpp>
 

@@ -56,7 +56,9 @@ BOOST_AUTO_TEST_CASE(quantity_ceil_table) {
     }
 }
 
-// §5.2 step 5: numProcPerNode unset, CPU only.
+// Upstream's nproc without GPUs, max(1, cpu) (EnforceMLPolicy in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/torch/torch.go):
+// numProcPerNode unset, CPU only.
 BOOST_AUTO_TEST_CASE(nproc_auto_cpu_only_table) {
     struct Row {
         const char* name;
@@ -99,7 +101,7 @@ BOOST_AUTO_TEST_CASE(nproc_gpu_and_integer_table) {
         {"runtime gpu → auto", {}, json::object{{"limits", json::object{{"amd.com/GPU", "4"}}}}, "auto"},
         {"integer wins over gpu", {{"numProcPerNode", 3}, {"resourcesPerNode", json::object{{"requests", json::object{{"nvidia.com/gpu", "2"}}}}}}, nullptr, "3"},
         {"integer without resources", {{"numProcPerNode", 5}}, nullptr, "5"},
-        // §13.6: the TrainJob's resourcesPerNode is used wholesale, hiding the runtime GPUs.
+        // torch.go's quirk: the TrainJob's resourcesPerNode is used wholesale, hiding the runtime GPUs.
         {"quirk 13.6", {{"resourcesPerNode", json::object{{"requests", json::object{{"cpu", "4"}}}}}}, json::object{{"limits", json::object{{"nvidia.com/gpu", "2"}}}}, "4"},
     };
     for (auto const& r : rows) {
@@ -124,7 +126,7 @@ BOOST_AUTO_TEST_CASE(numnodes_zero_and_default) {
         BOOST_TEST(std::string(e.as_object().at("path").as_string()) != "/podSets/node/count");
 }
 
-// §13.4: no spec.trainer → no PET_* env and no port.
+// As torch.go: no spec.trainer → no PET_* env and no port.
 BOOST_AUTO_TEST_CASE(no_trainer_no_env) {
     auto out = enforceTorch(makeRuntime(torchPolicy(3), nodeContainer()), makeTrainJob(nullptr));
     BOOST_TEST(out.ok(), out.describe());
@@ -138,7 +140,9 @@ BOOST_AUTO_TEST_CASE(no_torch_policy_is_a_no_op) {
     BOOST_TEST(rawEdits(makeRuntime(json::object{{"numNodes", 2}}, nodeContainer()), makeTrainJob(json::object{{"numNodes", 5}})).empty());
 }
 
-// §6 worked example.
+// The worked example (test/plugins/jobset/fixtures.hpp): upstream's
+// TestTrainingRuntimeNewObjects, case "succeeded to build JobSet with Torch values from the Runtime and envs." in
+// https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/core/trainingruntime_test.go.
 BOOST_AUTO_TEST_CASE(worked_example_section_6) {
     json::object node = nodeContainer(json::object{{"requests", json::object{{"cpu", "1"}}}});
     node["env"] = json::array{json::object{{"name", "TRAIN_JOB"}, {"value", "original"}},

@@ -96,7 +96,8 @@ BOOST_AUTO_TEST_CASE(from_json_accepts_strings_and_numbers) {
 }
 
 BOOST_AUTO_TEST_CASE(ceil_to_int_follows_torch_examples) {
-    // spec 5.2 step 5: 4->4, 2500m->3, 2.5->3, 0.7->1
+    // 4->4, 2500m->3, 2.5->3, 0.7->1: rounded up as upstream's getNumCPUPerNode does
+    // (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/torch/torch.go)
     const std::vector<std::pair<std::string, long long>> cases = {
         {"4", 4}, {"2500m", 3}, {"2.5", 3}, {"0.7", 1}, {"0", 0}, {"1n", 1}, {"-1.5", -1}, {"2Ki", 2048}, {"1e3", 1000},
     };

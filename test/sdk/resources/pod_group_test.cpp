@@ -33,7 +33,9 @@ json::object podGroup(std::string_view apiVersion, std::string_view ns, std::str
 
 BOOST_AUTO_TEST_SUITE(pod_group)
 
-// spec §5.4: minMember = Σ count, minResources = Σ singlePodRequests × count, sorted by name.
+// Upstream coscheduling.go Build
+// (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/coscheduling/coscheduling.go):
+// minMember = Σ count, minResources = Σ singlePodRequests × count, sorted by name.
 BOOST_AUTO_TEST_CASE(sums_table) {
     struct Row {
         const char* name;
@@ -134,7 +136,9 @@ BOOST_AUTO_TEST_CASE(sums_through_context) {
     }
 }
 
-// spec §5.4/§5.6: an existing PodGroup is left alone unless the TrainJob is suspended.
+// coscheduling.go Build and volcano.go Build
+// (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/volcano/volcano.go):
+// an existing PodGroup is left alone unless the TrainJob is suspended.
 BOOST_AUTO_TEST_CASE(keep_existing_table) {
     struct Row {
         const char* name;
@@ -197,7 +201,7 @@ BOOST_AUTO_TEST_CASE(policy_lookup_table) {
     }
 }
 
-// The object frame: the TrainJob's name and namespace, the controller reference (spec §2).
+// The object frame: the TrainJob's name and namespace, the controller reference (coscheduling.go Build).
 BOOST_AUTO_TEST_CASE(object_frame) {
     auto info = makeInfo("[]");
     auto pg = sdk::podGroupObject(info, kApiVersion, json::object{{"minMember", 3}});
@@ -211,7 +215,7 @@ BOOST_AUTO_TEST_CASE(object_frame) {
     BOOST_TEST(json::value(sdk::podGroupObject(info, "example.com/v1", {}, "Gang")).at("kind") == "Gang");
 }
 
-// spec §5.4 Watches: owned PodGroups, LimitRanges, RuntimeClasses.
+// coscheduling.go ReconcilerBuilders: owned PodGroups, LimitRanges, RuntimeClasses.
 BOOST_AUTO_TEST_CASE(watches_table) {
     auto watches = sdk::podGroupWatches(kApiVersion);
     struct Row {

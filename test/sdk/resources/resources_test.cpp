@@ -62,7 +62,9 @@ BOOST_AUTO_TEST_CASE(gpu_resource_name_table) {
         BOOST_TEST_CONTEXT("name " << name) { BOOST_TEST(sdk::isGpuResource(name) == want); }
 }
 
-// spec §5.2 step 4 / §5.3 step 2: requests first, rounded up; limits when that is 0.
+// Upstream GetNumGPUPerNode, as torch and mpi use it
+// (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/runtime.go):
+// requests first, rounded up; limits when that is 0.
 BOOST_AUTO_TEST_CASE(gpu_count_table) {
     struct Row {
         const char* name;
@@ -97,7 +99,9 @@ BOOST_AUTO_TEST_CASE(gpu_count_table) {
     }
 }
 
-// spec §5.2 step 5: ceil(requests.cpu) if non-zero, else ceil(limits.cpu), else 0.
+// Upstream getNumCPUPerNode
+// (https://github.com/kubeflow/trainer/blob/8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3/pkg/runtime/framework/plugins/torch/torch.go):
+// ceil(requests.cpu) if non-zero, else ceil(limits.cpu), else 0.
 BOOST_AUTO_TEST_CASE(cpu_count_table) {
     struct Row {
         const char* resources;
@@ -126,8 +130,8 @@ BOOST_AUTO_TEST_CASE(cpu_count_table) {
     }
 }
 
-// spec §5.2 step 3: the first container `node` with resources in the first replicated job
-// named `node` or labelled ancestor `trainer`.
+// runtime.go ExtractResourcePerNodeFromRuntime: the first container `node` with resources in the
+// first replicated job named `node` or labelled ancestor `trainer`.
 BOOST_AUTO_TEST_CASE(runtime_trainer_resources_table) {
     const std::string nodeCpu2 = R"([{"name":"node","resources":{"requests":{"cpu":"2"}}}])";
     const std::string nodeCpu3 = R"([{"name":"node","resources":{"requests":{"cpu":"3"}}}])";
@@ -172,7 +176,7 @@ BOOST_AUTO_TEST_CASE(runtime_trainer_resources_table) {
     }
 }
 
-// spec §5.2 step 3 and §13.6: TrainJob resourcesPerNode is used wholesale, else the runtime's.
+// torch.go EnforceMLPolicy: TrainJob resourcesPerNode is used wholesale, else the runtime's.
 BOOST_AUTO_TEST_CASE(effective_resources_table) {
     const std::string runtime =
         R"({"replicatedJobs":[)" +
