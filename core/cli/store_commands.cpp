@@ -1,4 +1,4 @@
-// apply, get and delete: kubectl-like access to the embedded store (DESIGN §5).
+// apply, get and delete: kubectl-like access to the embedded store (README.md "Command line").
 #include "core/api/admission.hpp"
 #include "core/cli/cli.hpp"
 #include "core/apiserver/printers.hpp"
@@ -128,6 +128,134 @@ bool applyOrder(const InputDocument& a, const InputDocument& b) {
     return rank(a) < rank(b);
 }
 
+// Namespaced kinds get "default" when they name none; cluster-scoped kinds lose any namespace.
+// The inputs, so defaulted, are what admission sees besides the store.
+ObjectSet defaultNamespaces(std::vector<InputDocument>& docs) {
+    ObjectSet inputs;
+    for (auto& d : docs) {
+        auto* md = d.object.if_contains("metadata");
+        if (md && md->is_object()) {
+            auto& m = md->get_object();
+            auto kind = keyOf(d.object).kind;
+            if (namespaced(kind) && (!m.contains("namespace") || m.at("namespace") == "")) m["namespace"] = "default";
+            if (!namespaced(kind)) m.erase("namespace");
+        }
+        inputs.put(d.object);
+    }
+    return inputs;
+}
+
+// Admission of every document against what it replaces in the store (which may default or stamp
+// fields of the document, as the mutating webhook does), its findings named by origin.
+Diagnostics admitAll(std::vector<InputDocument>& docs, const Framework& framework, const SqliteStore& store,
+                     const ClusterReader& cluster) {
+    Diagnostics diag;
+    auto now = std::chrono::system_clock::now();
+    for (auto& d : docs) {
+        auto key = keyOf(d.object);
+        std::string origin = d.origin + ": " + key.display();
+        Diagnostics od;
+        if (key.apiVersion.empty() || key.kind.empty() || key.name.empty()) {
+            od.add(key.name.empty() ? "metadata.name" : key.apiVersion.empty() ? "apiVersion" : "kind", "Required value",
+                   ErrorType::Required);
+        } else {
+            auto old = store.get(key);
+            if (old.failed()) od.add("", readFailureMessage(key, old.message), ErrorType::Internal);
+            else od = controller::admitObject(framework, d.object, old.found() ? &old.object : nullptr, cluster, now);
+        }
+        for (auto& e : od.errors) e.origin = origin;
+        for (auto& w : od.warnings) w.origin = origin;
+        diag.append(od);
+    }
+    return diag;
+}
+
+// Writes the documents (runtimes before TrainJobs), one line each as kubectl prints; 1 when any failed.
+int applyAll(std::vector<InputDocument>& docs, SqliteStore& store, Io& io) {
+    std::stable_sort(docs.begin(), docs.end(), applyOrder);
+    int rc = 0;
+    for (auto const& d : docs) {
+        auto r = store.apply(d.object, "kubectl");
+        if (!r.ok()) {
+            io.err << "error: " << d.origin << ": " << r.message << "\n";
+            rc = 1;
+            continue;
+        }
+        io.out << appliedName(keyOf(d.object)) << " " << toString(r.outcome) << "\n";
+    }
+    return rc;
+}
+
+// How `get` prints what it found: -o json|yaml|wide|name, or a table.
+struct GetPrinter {
+    std::string format;
+    std::chrono::system_clock::time_point now;
+    Io& io;
+    bool whole() const { return format == "json" || format == "yaml"; }
+    void document(const json::value& v) const {
+        if (format == "json") io.out << toJson(v, true) << "\n";
+        else io.out << toYaml(v);
+    }
+};
+
+// `get KIND NAME`: the first of the kind's types holding NAME.
+int getOne(const Args& args, const std::vector<ResourceType>& types, const SqliteStore& store, const GetPrinter& p) {
+    const std::string& name = args.positional[1];
+    for (auto const& type : types) {
+        const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
+        ObjectKey key{type.apiVersion, type.kind, ns, name};
+        auto obj = store.get(key);
+        if (obj.failed()) {  // not "not found": it may exist
+            p.io.err << "error: " << readFailureMessage(key, obj.message) << "\n";
+            return 1;
+        }
+        if (obj.notFound()) continue;
+        if (p.format == "name") p.io.out << appliedName(keyOf(obj.object)) << "\n";
+        else if (p.whole()) p.document(obj.object);
+        else p.io.out << printTable({obj.object}, type.kind, p.format == "wide", p.now);
+        return 0;
+    }
+    p.io.err << notFound(types.front(), name) << "\n";
+    return 1;
+}
+
+// `get KIND`: every object of the kind's types, in the namespace or (-A) all of them.
+int getList(const Args& args, const std::vector<ResourceType>& types, const SqliteStore& store, const GetPrinter& p) {
+    const bool all = args.has("all-namespaces");
+    std::vector<json::object> everything;
+    bool printed = false;
+    for (auto const& type : types) {
+        const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
+        auto listed = store.list(type.apiVersion, type.kind, all || !type.namespaced ? std::nullopt : std::optional<std::string>(ns));
+        if (!listed.ok()) {
+            p.io.err << "error: listing " << type.plural << ": " << *listed.error << "\n";
+            return 1;
+        }
+        auto& items = listed.value;
+        if (p.whole()) {
+            everything.insert(everything.end(), items.begin(), items.end());
+        } else if (p.format == "name") {
+            for (auto const& o : items) p.io.out << appliedName(keyOf(o)) << "\n";
+            printed = printed || !items.empty();
+        } else if (!items.empty()) {
+            if (printed) p.io.out << "\n";
+            p.io.out << printTable(items, type.kind, p.format == "wide", p.now);
+            printed = true;
+        }
+    }
+    if (p.whole()) {
+        json::array arr(everything.begin(), everything.end());
+        p.document(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(arr)}});
+        return 0;
+    }
+    if (!printed) {
+        const std::string ns = args.get("namespace", "default");
+        p.io.err << (types.front().namespaced && !all ? "No resources found in " + ns + " namespace." : "No resources found")
+                 << "\n";
+    }
+    return 0;
+}
+
 }  // namespace
 
 int cmdApply(const Args& args, Io& io) {
@@ -150,52 +278,15 @@ int cmdApply(const Args& args, Io& io) {
     Framework framework(registry);
     for (auto const& r : registry.rejected()) io.err << "warning: " << r.reason << "\n";
 
-    ObjectSet inputs;
-    for (auto& d : docs) {
-        auto* md = d.object.if_contains("metadata");
-        if (md && md->is_object()) {
-            auto& m = md->get_object();
-            auto kind = keyOf(d.object).kind;
-            if (namespaced(kind) && (!m.contains("namespace") || m.at("namespace") == "")) m["namespace"] = "default";
-            if (!namespaced(kind)) m.erase("namespace");
-        }
-        inputs.put(d.object);
-    }
+    ObjectSet inputs = defaultNamespaces(docs);
     OverlayReader cluster(inputs, *store);
-    auto now = std::chrono::system_clock::now();
-    for (auto& d : docs) {
-        auto key = keyOf(d.object);
-        std::string origin = d.origin + ": " + key.display();
-        Diagnostics od;
-        if (key.apiVersion.empty() || key.kind.empty() || key.name.empty()) {
-            od.add(key.name.empty() ? "metadata.name" : key.apiVersion.empty() ? "apiVersion" : "kind", "Required value",
-                   ErrorType::Required);
-        } else {
-            auto old = store->get(key);
-            if (old.failed()) od.add("", readFailureMessage(key, old.message), ErrorType::Internal);
-            else od = controller::admitObject(framework, d.object, old.found() ? &old.object : nullptr, cluster, now);
-        }
-        for (auto& e : od.errors) e.origin = origin;
-        for (auto& w : od.warnings) w.origin = origin;
-        diag.append(od);
-    }
+    diag.append(admitAll(docs, framework, *store, cluster));
     for (auto const& w : diag.warnings) io.err << formatWarning(w) << "\n";
     if (!diag.ok()) {
         for (auto const& e : diag.errors) io.err << formatError(e) << "\n";
         return 1;
     }
-    std::stable_sort(docs.begin(), docs.end(), applyOrder);
-    int rc = 0;
-    for (auto const& d : docs) {
-        auto r = store->apply(d.object, "kubectl");
-        if (!r.ok()) {
-            io.err << "error: " << d.origin << ": " << r.message << "\n";
-            rc = 1;
-            continue;
-        }
-        io.out << appliedName(keyOf(d.object)) << " " << toString(r.outcome) << "\n";
-    }
-    return rc;
+    return applyAll(docs, *store, io);
 }
 
 int cmdGet(const Args& args, Io& io) {
@@ -208,67 +299,8 @@ int cmdGet(const Args& args, Io& io) {
     if (!store) return 1;
     auto types = resolveKind(args.positional.at(0), *store, pluginDir(args), io);
     if (types.empty()) return 1;
-    const bool all = args.has("all-namespaces");
-    auto now = std::chrono::system_clock::now();
-    auto print = [&](const json::value& v) {
-        if (format == "json") io.out << toJson(v, true) << "\n";
-        else io.out << toYaml(v);
-    };
-    if (args.positional.size() > 1) {
-        const std::string& name = args.positional[1];
-        for (auto const& type : types) {
-            const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
-            ObjectKey key{type.apiVersion, type.kind, ns, name};
-            auto obj = store->get(key);
-            if (obj.failed()) {  // not "not found": it may exist
-                io.err << "error: " << readFailureMessage(key, obj.message) << "\n";
-                return 1;
-            }
-            if (obj.notFound()) continue;
-            if (format == "name") io.out << appliedName(keyOf(obj.object)) << "\n";
-            else if (format == "json" || format == "yaml") print(obj.object);
-            else io.out << printTable({obj.object}, type.kind, format == "wide", now);
-            return 0;
-        }
-        io.err << notFound(types.front(), name) << "\n";
-        return 1;
-    }
-    std::vector<json::object> everything;
-    bool printed = false;
-    for (auto const& type : types) {
-        const std::string ns = type.namespaced ? args.get("namespace", "default") : "";
-        auto listed = store->list(type.apiVersion, type.kind,
-                                  all || !type.namespaced ? std::nullopt : std::optional<std::string>(ns));
-        if (!listed.ok()) {
-            io.err << "error: listing " << type.plural << ": " << *listed.error << "\n";
-            return 1;
-        }
-        auto& items = listed.value;
-        if (format == "json" || format == "yaml") {
-            everything.insert(everything.end(), items.begin(), items.end());
-            continue;
-        }
-        if (format == "name") {
-            for (auto const& o : items) io.out << appliedName(keyOf(o)) << "\n";
-            printed = printed || !items.empty();
-            continue;
-        }
-        if (items.empty()) continue;
-        if (printed) io.out << "\n";
-        io.out << printTable(items, type.kind, format == "wide", now);
-        printed = true;
-    }
-    if (format == "json" || format == "yaml") {
-        json::array arr(everything.begin(), everything.end());
-        print(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(arr)}});
-        return 0;
-    }
-    if (!printed) {
-        const std::string ns = args.get("namespace", "default");
-        io.err << (types.front().namespaced && !all ? "No resources found in " + ns + " namespace." : "No resources found")
-               << "\n";
-    }
-    return 0;
+    const GetPrinter printer{format, std::chrono::system_clock::now(), io};
+    return args.positional.size() > 1 ? getOne(args, types, *store, printer) : getList(args, types, *store, printer);
 }
 
 int cmdDelete(const Args& args, Io& io) {

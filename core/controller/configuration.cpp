@@ -299,6 +299,115 @@ Diagnostics validateConfiguration(const Configuration& cfg) {
     return d;
 }
 
+namespace {
+
+// Field readers over a Configuration document that checkStrict has type-checked: each sets its
+// destination when the field is present and not null.
+void readString(const json::object& o, std::string_view path, std::string& dst) {
+    with(o, path, [&](const json::value& v) {
+        if (!v.get_string().empty()) dst = std::string(v.get_string());  // "" keeps the default
+    });
+}
+
+void readBool(const json::object& o, std::string_view path, bool& dst) {
+    with(o, path, [&](const json::value& v) { dst = v.get_bool(); });
+}
+
+void readNumber(const json::object& o, std::string_view path, double& dst) {
+    with(o, path, [&](const json::value& v) { dst = v.is_double() ? v.get_double() : double(asInt(v)); });
+}
+
+void readList(const json::object& o, std::string_view path, std::vector<std::string>& dst) {
+    with(o, path, [&](const json::value& v) {
+        for (auto const& e : v.get_array()) dst.emplace_back(e.get_string());
+    });
+}
+
+// apiVersion and kind; errors when either is not this Configuration's.
+void checkTypeMeta(const json::object& o, Diagnostics& d) {
+    auto av = o.if_contains("apiVersion");
+    if (!av || !av->is_string() || av->get_string() != kConfigApiVersion)
+        d.add("apiVersion", "Unsupported value: must be \"" + std::string(kConfigApiVersion) + "\"", ErrorType::NotSupported);
+    auto kd = o.if_contains("kind");
+    if (!kd || !kd->is_string() || kd->get_string() != kConfigKind)
+        d.add("kind", "Unsupported value: must be \"" + std::string(kConfigKind) + "\"", ErrorType::NotSupported);
+}
+
+// webhook, metrics serving, health probes and the controller's concurrency.
+void readServing(const json::object& o, Configuration& out) {
+    with(o, "webhook.port", [&](const json::value& v) { out.webhookPort = asInt(v); });
+    readString(o, "webhook.host", out.webhookHost);
+    readString(o, "webhook.certDir", out.webhookCertDir);
+    readString(o, "metrics.bindAddress", out.metricsBindAddress);
+    readBool(o, "metrics.secureServing", out.metricsSecureServing);
+    readString(o, "health.healthProbeBindAddress", out.healthProbeBindAddress);
+    readString(o, "health.readinessEndpointName", out.readinessEndpointName);
+    readString(o, "health.livenessEndpointName", out.livenessEndpointName);
+    with(o, "controller.groupKindConcurrency", [&](const json::value& v) {
+        for (auto const& [k, n] : v.get_object()) out.groupKindConcurrency[std::string(k)] = asInt(n);
+    });
+}
+
+void readLeaderElection(const json::object& o, Configuration& out, Diagnostics& d) {
+    readBool(o, "leaderElection.leaderElect", out.leaderElect);
+    readString(o, "leaderElection.resourceName", out.leaderElectionResourceName);
+    readString(o, "leaderElection.resourceNamespace", out.leaderElectionResourceNamespace);
+    readString(o, "leaderElection.resourceLock", out.leaderElectionResourceLock);
+    for (auto [p, dst] : {std::pair<std::string_view, std::chrono::nanoseconds*>{"leaderElection.leaseDuration", &out.leaseDuration},
+                          {"leaderElection.renewDeadline", &out.renewDeadline},
+                          {"leaderElection.retryPeriod", &out.retryPeriod}})
+        with(o, p, [&, p = p, dst = dst](const json::value& v) {
+            if (auto parsed = parseGoDuration(v.get_string())) *dst = *parsed;
+            else d.add(std::string(p), "Invalid value: \"" + std::string(v.get_string()) + "\": not a valid duration");
+        });
+}
+
+// Certificate management, the API client's and the status server's rates, metrics auth.
+void readClients(const json::object& o, Configuration& out) {
+    readBool(o, "certManagement.enable", out.certManagementEnable);
+    readString(o, "certManagement.webhookServiceName", out.webhookServiceName);
+    readString(o, "certManagement.webhookSecretName", out.webhookSecretName);
+    readNumber(o, "clientConnection.qps", out.qps);
+    with(o, "clientConnection.burst", [&](const json::value& v) { out.burst = asInt(v); });
+    with(o, "statusServer.port", [&](const json::value& v) { out.statusServerPort = asInt(v); });
+    readNumber(o, "statusServer.qps", out.statusServerQps);
+    with(o, "statusServer.burst", [&](const json::value& v) { out.statusServerBurst = asInt(v); });
+    readBool(o, "metrics.auth.enabled", out.metricsAuthEnabled);
+}
+
+void readTls(const json::object& o, Configuration& out, Diagnostics& d) {
+    with(o, "tls.minVersion", [&](const json::value& v) { out.tlsMinVersion = std::string(v.get_string()); });
+    readList(o, "tls.cipherSuites", out.tlsCipherSuites);
+    readList(o, "tls.nextProtos", out.tlsNextProtos);
+    checkListLimits(o, d);
+    out.tls = server::parseTlsSettings(out.tlsMinVersion, out.tlsCipherSuites, out.tlsNextProtos, d);
+}
+
+void readPlugins(const json::object& o, Configuration& cfg, Diagnostics& d) {
+    readString(o, "plugins.directory", cfg.pluginDirectory);
+    PluginOptions& out = cfg.plugins;
+    readList(o, "plugins.enabled", out.enabled);
+    readList(o, "plugins.disabled", out.disabled);
+    with(o, "plugins.config", [&](const json::value& v) {
+        for (auto const& [k, c] : v.get_object()) out.configs[std::string(k)] = json::serialize(c);
+    });
+    with(o, "plugins.priorities", [&](const json::value& v) {
+        for (auto const& [k, p] : v.get_object()) {
+            int64_t n = asInt(p);
+            if (n < INT32_MIN || n > INT32_MAX) d.add("plugins.priorities[" + std::string(k) + "]", "Invalid value: out of int32 range");
+            else out.priorities[std::string(k)] = static_cast<int32_t>(n);
+        }
+    });
+    with(o, "plugins.sha256", [&](const json::value& v) {
+        for (auto const& [k, h] : v.get_object()) out.sha256[std::string(k)] = std::string(h.get_string());
+    });
+    with(o, "plugins", [&](const json::value& v) { d.append(parsePluginIsolation(v.get_object(), out.isolation)); });
+}
+
+}  // namespace
+
+// Checked in this order, as the diagnostics come out: type meta, unknown and mistyped fields,
+// then each section's values, then the whole (validateConfiguration).
 Diagnostics parseConfiguration(const json::value& doc, Configuration& out) {
     Diagnostics d;
     if (!doc.is_object()) {
@@ -307,83 +416,18 @@ Diagnostics parseConfiguration(const json::value& doc, Configuration& out) {
     }
     const json::object& o = doc.get_object();
     checkStrict(o, "", d);
-    auto av = o.if_contains("apiVersion");
-    if (!av || !av->is_string() || av->get_string() != kConfigApiVersion)
-        d.add("apiVersion", "Unsupported value: must be \"" + std::string(kConfigApiVersion) + "\"", ErrorType::NotSupported);
-    auto kd = o.if_contains("kind");
-    if (!kd || !kd->is_string() || kd->get_string() != kConfigKind)
-        d.add("kind", "Unsupported value: must be \"" + std::string(kConfigKind) + "\"", ErrorType::NotSupported);
+    checkTypeMeta(o, d);
     if (!d.ok()) return d;
-
-    auto str = [&](std::string_view p, std::string& dst) {
-        with(o, p, [&](const json::value& v) {
-            if (!v.get_string().empty()) dst = std::string(v.get_string());  // "" keeps the default
-        });
-    };
-    auto boolean = [&](std::string_view p, bool& dst) { with(o, p, [&](const json::value& v) { dst = v.get_bool(); }); };
-    with(o, "webhook.port", [&](const json::value& v) { out.webhookPort = asInt(v); });
-    str("webhook.host", out.webhookHost);
-    str("webhook.certDir", out.webhookCertDir);
-    str("metrics.bindAddress", out.metricsBindAddress);
-    boolean("metrics.secureServing", out.metricsSecureServing);
-    str("health.healthProbeBindAddress", out.healthProbeBindAddress);
-    str("health.readinessEndpointName", out.readinessEndpointName);
-    str("health.livenessEndpointName", out.livenessEndpointName);
-    with(o, "controller.groupKindConcurrency", [&](const json::value& v) {
-        for (auto const& [k, n] : v.get_object()) out.groupKindConcurrency[std::string(k)] = asInt(n);
-    });
-    boolean("leaderElection.leaderElect", out.leaderElect);
-    str("leaderElection.resourceName", out.leaderElectionResourceName);
-    str("leaderElection.resourceNamespace", out.leaderElectionResourceNamespace);
-    str("leaderElection.resourceLock", out.leaderElectionResourceLock);
-    for (auto [p, dst] : {std::pair<std::string_view, std::chrono::nanoseconds*>{"leaderElection.leaseDuration", &out.leaseDuration},
-                          {"leaderElection.renewDeadline", &out.renewDeadline},
-                          {"leaderElection.retryPeriod", &out.retryPeriod}})
-        with(o, p, [&, p = p, dst = dst](const json::value& v) {
-            if (auto parsed = parseGoDuration(v.get_string())) *dst = *parsed;
-            else d.add(std::string(p), "Invalid value: \"" + std::string(v.get_string()) + "\": not a valid duration");
-        });
-    boolean("certManagement.enable", out.certManagementEnable);
-    str("certManagement.webhookServiceName", out.webhookServiceName);
-    str("certManagement.webhookSecretName", out.webhookSecretName);
-    with(o, "clientConnection.qps", [&](const json::value& v) { out.qps = v.is_double() ? v.get_double() : double(asInt(v)); });
-    with(o, "clientConnection.burst", [&](const json::value& v) { out.burst = asInt(v); });
-    with(o, "statusServer.port", [&](const json::value& v) { out.statusServerPort = asInt(v); });
-    with(o, "statusServer.qps", [&](const json::value& v) { out.statusServerQps = v.is_double() ? v.get_double() : double(asInt(v)); });
-    with(o, "statusServer.burst", [&](const json::value& v) { out.statusServerBurst = asInt(v); });
-    boolean("metrics.auth.enabled", out.metricsAuthEnabled);
+    readServing(o, out);
+    readLeaderElection(o, out, d);
+    readClients(o, out);
     with(o, "featureGates", [&](const json::value& v) {
         std::map<std::string, bool> overrides;
         for (auto const& [k, b] : v.get_object()) overrides[std::string(k)] = b.get_bool();
         out.featureGates = resolveFeatureGates(overrides, d);
     });
-    with(o, "tls.minVersion", [&](const json::value& v) { out.tlsMinVersion = std::string(v.get_string()); });
-    str("plugins.directory", out.pluginDirectory);
-    auto list = [&](std::string_view p, std::vector<std::string>& dst) {
-        with(o, p, [&](const json::value& v) {
-            for (auto const& e : v.get_array()) dst.emplace_back(e.get_string());
-        });
-    };
-    list("tls.cipherSuites", out.tlsCipherSuites);
-    list("tls.nextProtos", out.tlsNextProtos);
-    checkListLimits(o, d);
-    out.tls = server::parseTlsSettings(out.tlsMinVersion, out.tlsCipherSuites, out.tlsNextProtos, d);
-    list("plugins.enabled", out.plugins.enabled);
-    list("plugins.disabled", out.plugins.disabled);
-    with(o, "plugins.config", [&](const json::value& v) {
-        for (auto const& [k, c] : v.get_object()) out.plugins.configs[std::string(k)] = json::serialize(c);
-    });
-    with(o, "plugins.priorities", [&](const json::value& v) {
-        for (auto const& [k, p] : v.get_object()) {
-            int64_t n = asInt(p);
-            if (n < INT32_MIN || n > INT32_MAX) d.add("plugins.priorities[" + std::string(k) + "]", "Invalid value: out of int32 range");
-            else out.plugins.priorities[std::string(k)] = static_cast<int32_t>(n);
-        }
-    });
-    with(o, "plugins.sha256", [&](const json::value& v) {
-        for (auto const& [k, h] : v.get_object()) out.plugins.sha256[std::string(k)] = std::string(h.get_string());
-    });
-    with(o, "plugins", [&](const json::value& v) { d.append(parsePluginIsolation(v.get_object(), out.plugins.isolation)); });
+    readTls(o, out, d);
+    readPlugins(o, out, d);
     d.append(validateConfiguration(out));
     return d;
 }

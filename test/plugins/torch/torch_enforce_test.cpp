@@ -102,7 +102,7 @@ BOOST_AUTO_TEST_CASE(nproc_gpu_and_integer_table) {
         {"integer wins over gpu", {{"numProcPerNode", 3}, {"resourcesPerNode", json::object{{"requests", json::object{{"nvidia.com/gpu", "2"}}}}}}, nullptr, "3"},
         {"integer without resources", {{"numProcPerNode", 5}}, nullptr, "5"},
         // torch.go's quirk: the TrainJob's resourcesPerNode is used wholesale, hiding the runtime GPUs.
-        {"quirk 13.6", {{"resourcesPerNode", json::object{{"requests", json::object{{"cpu", "4"}}}}}}, json::object{{"limits", json::object{{"nvidia.com/gpu", "2"}}}}, "4"},
+        {"TrainJob resources hide the runtime GPUs", {{"resourcesPerNode", json::object{{"requests", json::object{{"cpu", "4"}}}}}}, json::object{{"limits", json::object{{"nvidia.com/gpu", "2"}}}}, "4"},
     };
     for (auto const& r : rows) {
         BOOST_TEST_CONTEXT(r.name) {
